@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The emulated SGX processor: EPC, EPCM, per-enclave hidden SECS state,
+ * launch-control MSRs, and the leaf functions.
+ *
+ * Everything here follows the SDM's instruction pages: a leaf takes the
+ * operands the instruction takes (addresses are host pointers: EPC pages are
+ * pointers into cpu->epc, the processor's own mapping of the EPC; PAGEINFO
+ * source pages are ordinary memory) and returns 0, a positive SGX error code
+ * or SGX_FAULT(vector) (see include/sgxemu/arch.h). A leaf never crashes on
+ * bad operands: the checks come first, in the SDM's order.
+ *
+ * This layer knows nothing of files, processes or signals; the one Linux
+ * object it owns is the memfd that backs the EPC, so that the engine can map
+ * EPC pages at enclave linear addresses.
+ */
+#ifndef SGXEMU_CPU_H
+#define SGXEMU_CPU_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <openssl/evp.h>
+
+#include "sgxemu/arch.h"
+
+/* One EPCM entry: the processor's access-control metadata for one page. */
+struct sgx_epcm_entry {
+	uint8_t  valid:1;
+	uint8_t  r:1;
+	uint8_t  w:1;
+	uint8_t  x:1;
+	uint8_t  blocked:1;
+	uint8_t  pending:1;
+	uint8_t  modified:1;
+	uint8_t  pr:1;
+	uint8_t  page_type;		/* enum sgx_page_type */
+	uint32_t secs;			/* EPC index of the owning SECS */
+	uint64_t enclave_address;	/* linear address (child pages) */
+	uint64_t blocked_epoch;		/* tracking epoch at EBLOCK */
+};
+
+/*
+ * Hidden per-enclave state that hardware keeps inside the SECS page at
+ * implementation-specific places (sgx-facts.md §1.9, §1.17). Allocated by
+ * ECREATE, freed by EREMOVE of the SECS.
+ */
+struct sgx_encl_ctl {
+	size_t   secs_index;		/* EPC index of the SECS page */
+	uint64_t eid;			/* enclave identifier (global counter) */
+	uint64_t base;			/* copies of SECS.BASEADDR / SIZE */
+	uint64_t size;
+	bool     initialized;		/* SECS.ATTRIBUTES.INIT */
+	EVP_MD_CTX *mrenclave;		/* running measurement until EINIT */
+	uint64_t update_counter;	/* 64-byte blocks hashed so far */
+	uint32_t child_count;		/* pages whose EPCM.SECS is this SECS */
+	atomic_uint active_threads;	/* logical processors in enclave mode */
+	uint8_t  padding[352];		/* top of the PKCS#1 encoding (EINIT) */
+	uint8_t  isvfamilyid[16];
+	uint8_t  isvextprodid[16];
+	uint32_t *pages;		/* (linaddr - base) >> 12 -> EPC index + 1 */
+	pthread_mutex_t lock;		/* serialises leaves on this enclave */
+	struct sgx_encl_ctl *next;	/* cpu->enclaves list */
+	/* Tracking for EBLOCK/ETRACK/EWB (issue 6) goes here. */
+};
+
+/* One EPC section as CPUID.(12H, n>=2) enumerates it. */
+struct sgx_epc_section {
+	uint64_t phys_base;		/* the "physical" base CPUID reports */
+	size_t   first_page;		/* index of its first page in the EPC */
+	size_t   nr_pages;
+};
+
+#define SGX_MAX_EPC_SECTIONS	8
+/* 93.5 MiB: the EPC of a part with a 128 MiB PRM. */
+#define SGX_DEFAULT_EPC_SIZE	(93 * 1024 * 1024 + 512 * 1024)
+#define SGX_DEFAULT_EPC_PHYS	0x0000000080200000ULL
+
+struct sgx_cpu_config {
+	size_t   epc_size;		/* bytes, multiple of 4096; 0 = default */
+	unsigned nr_sections;		/* 0 = 1 */
+	uint64_t xfrm_supported;	/* 0 = this CPU's XCR0 */
+	uint32_t miscselect_supported;	/* CPUID.(12H,0):EBX */
+	uint8_t  max_enclave_size_64;	/* log2; 0 = 36 (64 GiB) */
+	bool     sgx2;			/* CPUID.(12H,0):EAX bit 1 */
+};
+
+struct sgx_cpu {
+	struct sgx_cpu_config config;
+	int      epc_fd;		/* memfd holding every EPC page */
+	uint8_t *epc;			/* the processor's mapping of the EPC */
+	size_t   nr_pages;
+	struct sgx_epcm_entry *epcm;	/* one per EPC page */
+	struct sgx_encl_ctl **ctl;	/* per page: non-NULL for SECS pages */
+	struct sgx_epc_section sections[SGX_MAX_EPC_SECTIONS];
+	unsigned nr_sections;
+	uint64_t lepubkeyhash[4];	/* IA32_SGXLEPUBKEYHASH0..3 */
+	bool     lc_locked;		/* launch-control MSRs read-only */
+	atomic_uint_fast64_t next_eid;
+	struct sgx_encl_ctl *enclaves;	/* every live SECS */
+	pthread_mutex_t lock;		/* EPCM, enclave list, MSRs */
+};
+
+/* Set up the EPC (memfd + mapping) and EPCM. Returns 0 or -errno. */
+int sgx_cpu_init(struct sgx_cpu *cpu, const struct sgx_cpu_config *config);
+void sgx_cpu_destroy(struct sgx_cpu *cpu);
+
+/* EPC address of page @index, or the index of an EPC address (-1 if none). */
+void *sgx_epc_page(struct sgx_cpu *cpu, size_t index);
+long sgx_epc_index(const struct sgx_cpu *cpu, const void *addr);
+
+/*
+ * The EPC page mapped at enclave linear address @linaddr, as the enclave's
+ * page tables would resolve it: -1 when no enclave page is there.
+ */
+long sgx_cpu_lookup(struct sgx_cpu *cpu, uint64_t linaddr);
+/* The enclave whose ELRANGE contains @linaddr, or NULL. */
+struct sgx_encl_ctl *sgx_cpu_find_enclave(struct sgx_cpu *cpu,
+					  uint64_t linaddr);
+
+/* CPUID leaf 0x12 (SGX) as this processor enumerates it. */
+void sgx_cpu_cpuid(const struct sgx_cpu *cpu, uint32_t subleaf,
+		   uint32_t regs[4]);
+
+/* Launch-control MSRs. Returns 0, or SGX_GP for a locked/unknown MSR. */
+int sgx_wrmsr(struct sgx_cpu *cpu, uint32_t msr, uint64_t value);
+int sgx_rdmsr(const struct sgx_cpu *cpu, uint32_t msr, uint64_t *value);
+
+/* ENCLS leaves (kernel-mode instructions). */
+int sgx_ecreate(struct sgx_cpu *cpu, const struct sgx_pageinfo *pageinfo,
+		void *epc_page);
+int sgx_eadd(struct sgx_cpu *cpu, const struct sgx_pageinfo *pageinfo,
+	     void *epc_page);
+int sgx_eextend(struct sgx_cpu *cpu, void *secs, void *chunk);
+int sgx_einit(struct sgx_cpu *cpu, const struct sgx_sigstruct *sigstruct,
+	      void *secs, const struct sgx_einittoken *token);
+int sgx_eremove(struct sgx_cpu *cpu, void *epc_page);
+int sgx_edbgrd(struct sgx_cpu *cpu, void *epc_addr, uint64_t *data);
+int sgx_edbgwr(struct sgx_cpu *cpu, void *epc_addr, uint64_t data);
+
+#endif /* SGXEMU_CPU_H */

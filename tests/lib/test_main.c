@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: MIT */
+/* The test harness's main(): see test.h. */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "test.h"
+
+#define MAX_TESTS	512
+#define TEST_TIMEOUT_S	120
+#define SKIP_EXIT	77
+
+static struct { const char *name; test_fn fn; } tests[MAX_TESTS];
+static int nr_tests;
+static int failures;	/* in the running test (the child) */
+
+void test_register(const char *name, test_fn fn)
+{
+	if (nr_tests < MAX_TESTS) {
+		tests[nr_tests].name = name;
+		tests[nr_tests].fn = fn;
+		nr_tests++;
+	}
+}
+
+void test_fail(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stdout, "    %s:%d: ", file, line);
+	va_start(ap, fmt);
+	vfprintf(stdout, fmt, ap);
+	va_end(ap);
+	fputc('\n', stdout);
+	fflush(stdout);
+	failures++;
+}
+
+void test_skip(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stdout, "    skipped: ");
+	va_start(ap, fmt);
+	vfprintf(stdout, fmt, ap);
+	va_end(ap);
+	fputc('\n', stdout);
+	fflush(stdout);
+	exit(SKIP_EXIT);
+}
+
+const char *test_build_dir(void)
+{
+	const char *b = getenv("B");
+
+	return b && *b ? b : "build";
+}
+
+const char *test_shared_path(const char *rel)
+{
+	static char path[4][4096];
+	static int slot;
+	const char *roots[] = { getenv("SGXEMU_SHARED"), "../shared", "../../shared" };
+	struct stat st;
+
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		char *p = path[slot];
+
+		if (!roots[i])
+			continue;
+		snprintf(p, sizeof(path[0]), "%s/%s", roots[i], rel);
+		if (!stat(p, &st)) {
+			slot = (slot + 1) % 4;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+void *test_read_file(const char *path, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	long len;
+	void *buf;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
+		fclose(f);
+		return NULL;
+	}
+	buf = malloc(len ? len : 1);
+	if (buf && fread(buf, 1, len, f) != (size_t)len) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	if (buf && size)
+		*size = len;
+	return buf;
+}
+
+bool test_unhex(const char *hex, uint8_t *out, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned v;
+
+		if (sscanf(hex + 2 * i, "%2x", &v) != 1)
+			return false;
+		out[i] = v;
+	}
+	return hex[2 * n] == '\0';
+}
+
+/* Wait for @pid, killing it after TEST_TIMEOUT_S seconds. */
+static int wait_child(pid_t pid, bool *timed_out)
+{
+	struct timespec step = { 0, 2 * 1000 * 1000 };
+	long waited_ms = 0;
+	int status;
+
+	*timed_out = false;
+	for (;;) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+
+		if (r == pid)
+			return status;
+		if (r < 0 && errno != EINTR)
+			return -1;
+		if (waited_ms >= TEST_TIMEOUT_S * 1000L) {
+			*timed_out = true;
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			return status;
+		}
+		nanosleep(&step, NULL);
+		waited_ms += 2;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	int passed = 0, failed = 0, skipped = 0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc > 1) {
+		for (int i = 0; i < nr_tests; i++)
+			if (!strcmp(tests[i].name, argv[1])) {
+				tests[i].fn();
+				printf("%s %s\n", failures ? "FAIL" : "ok", tests[i].name);
+				return failures ? 1 : 0;
+			}
+		fprintf(stderr, "%s: no test named %s\n", argv[0], argv[1]);
+		return 2;
+	}
+
+	for (int i = 0; i < nr_tests; i++) {
+		bool timed_out;
+		int status;
+		pid_t pid;
+
+		fflush(stdout);
+		pid = fork();
+		if (pid < 0) {
+			perror("fork");
+			return 2;
+		}
+		if (pid == 0) {
+			tests[i].fn();
+			fflush(stdout);
+			_exit(failures ? 1 : 0);
+		}
+		status = wait_child(pid, &timed_out);
+		if (timed_out) {
+			printf("FAIL %s: timed out after %d s\n", tests[i].name, TEST_TIMEOUT_S);
+			failed++;
+		} else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+			printf("ok %s\n", tests[i].name);
+			passed++;
+		} else if (WIFEXITED(status) && WEXITSTATUS(status) == SKIP_EXIT) {
+			printf("skip %s\n", tests[i].name);
+			skipped++;
+		} else if (WIFSIGNALED(status)) {
+			printf("FAIL %s: killed by signal %d (%s)\n", tests[i].name,
+			       WTERMSIG(status), strsignal(WTERMSIG(status)));
+			failed++;
+		} else {
+			printf("FAIL %s\n", tests[i].name);
+			failed++;
+		}
+	}
+	printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
+	return failed ? 1 : 0;
+}

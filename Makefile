@@ -48,6 +48,8 @@ ALL_TARGETS += $(SO)
 endif
 
 .PHONY: all test asan bench clean install check-clang
+# Keep intermediate objects (test_main.o) so tests do not relink everything.
+.SECONDARY:
 all: $(ALL_TARGETS)
 
 $(B)/%.o: %.c

@@ -26,6 +26,7 @@
 #include <openssl/evp.h>
 
 #include "sgxemu/arch.h"
+#include "cpu/keys.h"
 
 /* One EPCM entry: the processor's access-control metadata for one page. */
 struct sgx_epcm_entry {
@@ -83,7 +84,7 @@ struct sgx_cpu_config {
 	size_t   epc_size;		/* bytes, multiple of 4096; 0 = default */
 	unsigned nr_sections;		/* 0 = 1 */
 	uint64_t xfrm_supported;	/* 0 = this CPU's XCR0 */
-	uint32_t miscselect_supported;	/* CPUID.(12H,0):EBX */
+	uint32_t miscselect_supported;	/* CPUID.(12H,0):EBX; 0 = EXINFO */
 	uint8_t  max_enclave_size_64;	/* log2; 0 = 36 (64 GiB) */
 	bool     sgx2;			/* CPUID.(12H,0):EAX bit 1 */
 };
@@ -99,6 +100,7 @@ struct sgx_cpu {
 	unsigned nr_sections;
 	uint64_t lepubkeyhash[4];	/* IA32_SGXLEPUBKEYHASH0..3 */
 	bool     lc_locked;		/* launch-control MSRs read-only */
+	struct sgx_platform_keys keys;	/* root secrets, CPUSVN, report key id */
 	atomic_uint_fast64_t next_eid;
 	struct sgx_encl_ctl *enclaves;	/* every live SECS */
 	pthread_mutex_t lock;		/* EPCM, enclave list, MSRs */
@@ -140,5 +142,14 @@ int sgx_einit(struct sgx_cpu *cpu, const struct sgx_sigstruct *sigstruct,
 int sgx_eremove(struct sgx_cpu *cpu, void *epc_page);
 int sgx_edbgrd(struct sgx_cpu *cpu, void *epc_addr, uint64_t *data);
 int sgx_edbgwr(struct sgx_cpu *cpu, void *epc_addr, uint64_t data);
+
+/*
+ * ENCLU leaves that read and write enclave memory, executed by a thread in
+ * enclave mode of @ctl's enclave; operands are enclave linear addresses.
+ */
+int sgx_egetkey(struct sgx_cpu *cpu, struct sgx_encl_ctl *ctl,
+		uint64_t keyrequest, uint64_t outputdata);
+int sgx_ereport(struct sgx_cpu *cpu, struct sgx_encl_ctl *ctl,
+		uint64_t targetinfo, uint64_t reportdata, uint64_t outputdata);
 
 #endif /* SGXEMU_CPU_H */

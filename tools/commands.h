@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The subcommands of `sgxemu`. Adding one: define its struct cli_command in
+ * its own file, declare it here, and list it in the table in main.c.
+ */
+#ifndef SGXEMU_TOOLS_COMMANDS_H
+#define SGXEMU_TOOLS_COMMANDS_H
+
+#include "cli.h"
+
+extern const struct cli_command cmd_sign;
+extern const struct cli_command cmd_measure;
+extern const struct cli_command cmd_dump;
+
+#endif /* SGXEMU_TOOLS_COMMANDS_H */

@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Platform secrets file (see secrets.h). Layout, 144 bytes:
+ *   0  "SGXEMUPS"      magic
+ *   8  u32 version (1), u32 payload size (96)
+ *   16 root keys, 5 x 16 bytes, by KEYNAME
+ *   96 OWNEREPOCH, 16 bytes
+ *   112 SHA-256 of bytes [0,112)
+ * The checksum turns a truncated or bit-flipped file into a clear error
+ * instead of a silently different platform.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+#include "driver/secrets.h"
+
+#define SECRETS_MAGIC		"SGXEMUPS"
+#define SECRETS_VERSION		1
+#define SECRETS_PAYLOAD		96
+#define SECRETS_SUM_OFF		112
+/* A fixed CPUSVN unless configured: every component at SVN 2. */
+#define DEFAULT_CPUSVN_BYTE	0x02
+
+static int fail(char *why, size_t whylen, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int fail(char *why, size_t whylen, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why && whylen) {
+		va_start(ap, fmt);
+		vsnprintf(why, whylen, fmt, ap);
+		va_end(ap);
+	}
+	return -err;
+}
+
+int sgx_secrets_path(char *buf, size_t len)
+{
+	const char *env = getenv("SGXEMU_SECRETS_FILE");
+	const char *xdg = getenv("XDG_STATE_HOME");
+	const char *home = getenv("HOME");
+	int n;
+
+	if (env && *env)
+		n = snprintf(buf, len, "%s", env);
+	else if (xdg && *xdg)
+		n = snprintf(buf, len, "%s/sgxemu/platform-secrets", xdg);
+	else if (home && *home)
+		n = snprintf(buf, len, "%s/.local/state/sgxemu/platform-secrets", home);
+	else
+		return -ENOENT;
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+static int sha256(const void *data, size_t len, uint8_t out[32])
+{
+	return EVP_Digest(data, len, out, NULL, EVP_sha256(), NULL) ? 0 : -1;
+}
+
+static int random_bytes(void *buf, size_t len)
+{
+	uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n = getrandom(p, len, 0);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* mkdir -p for the directory part of @path, each level 0700. */
+static int make_parent_dirs(const char *path)
+{
+	char dir[4096];
+	size_t len = strlen(path);
+
+	if (len >= sizeof(dir))
+		return -ENAMETOOLONG;
+	memcpy(dir, path, len + 1);
+	for (char *p = dir + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(dir, 0700) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	return 0;
+}
+
+/*
+ * Create the file with fresh secrets: written to a temporary file, synced,
+ * then linked into place with link(), which fails if another process won
+ * the race; the caller then reads the winner's file.
+ */
+static int create_secrets(const char *path, char *why, size_t whylen)
+{
+	uint8_t image[SGX_SECRETS_FILE_SIZE] = { 0 };
+	uint32_t version = SECRETS_VERSION, size = SECRETS_PAYLOAD;
+	char tmp[4096 + 32];
+	int fd, ret;
+
+	ret = make_parent_dirs(path);
+	if (ret)
+		return fail(why, whylen, -ret, "cannot create the directory of %s: %s",
+			    path, strerror(-ret));
+	memcpy(image, SECRETS_MAGIC, 8);
+	memcpy(image + 8, &version, 4);
+	memcpy(image + 12, &size, 4);
+	ret = random_bytes(image + 16, SECRETS_PAYLOAD);
+	if (ret)
+		return fail(why, whylen, -ret, "no randomness for platform secrets: %s",
+			    strerror(-ret));
+	if (sha256(image, SECRETS_SUM_OFF, image + SECRETS_SUM_OFF))
+		return fail(why, whylen, EIO, "SHA-256 failed");
+
+	snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", path, (long)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return fail(why, whylen, errno, "cannot create %s: %s", tmp,
+			    strerror(errno));
+	if (write(fd, image, sizeof(image)) != (ssize_t)sizeof(image) ||
+	    fsync(fd)) {
+		ret = errno ? errno : EIO;
+		close(fd);
+		unlink(tmp);
+		return fail(why, whylen, ret, "cannot write %s: %s", tmp, strerror(ret));
+	}
+	close(fd);
+	ret = link(tmp, path) ? errno : 0;
+	unlink(tmp);
+	if (ret && ret != EEXIST)
+		return fail(why, whylen, ret, "cannot create %s: %s", path, strerror(ret));
+	return 0;
+}
+
+static int read_secrets(const char *path, uint8_t image[SGX_SECRETS_FILE_SIZE],
+			char *why, size_t whylen)
+{
+	uint8_t sum[32];
+	uint32_t version, size;
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)
+		return -ENOENT;		/* first use: the caller creates it */
+	if (fd < 0)
+		return fail(why, whylen, errno, "cannot open %s: %s", path,
+			    strerror(errno));
+	if (fstat(fd, &st)) {
+		close(fd);
+		return fail(why, whylen, errno, "cannot stat %s: %s", path, strerror(errno));
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return fail(why, whylen, EINVAL, "%s is not a regular file", path);
+	}
+	if (st.st_uid != geteuid() || (st.st_mode & 077)) {
+		close(fd);
+		return fail(why, whylen, EPERM,
+			    "%s must be owned by you and mode 0600 (it is %03o): "
+			    "refusing secrets others can read", path,
+			    (unsigned)(st.st_mode & 0777));
+	}
+	n = read(fd, image, SGX_SECRETS_FILE_SIZE);
+	if (n < 0) {
+		int err = errno;
+
+		close(fd);
+		return fail(why, whylen, err, "cannot read %s: %s", path, strerror(err));
+	}
+	close(fd);
+	if (n != SGX_SECRETS_FILE_SIZE || st.st_size != SGX_SECRETS_FILE_SIZE)
+		return fail(why, whylen, EINVAL,
+			    "%s is damaged: %lld bytes, expected %d (not replaced; "
+			    "move it away to start a new platform)", path,
+			    (long long)st.st_size, SGX_SECRETS_FILE_SIZE);
+	memcpy(&version, image + 8, 4);
+	memcpy(&size, image + 12, 4);
+	if (memcmp(image, SECRETS_MAGIC, 8) || version != SECRETS_VERSION ||
+	    size != SECRETS_PAYLOAD)
+		return fail(why, whylen, EINVAL,
+			    "%s is not an sgxemu platform-secrets file (version 1)", path);
+	if (sha256(image, SECRETS_SUM_OFF, sum) ||
+	    memcmp(sum, image + SECRETS_SUM_OFF, sizeof(sum)))
+		return fail(why, whylen, EINVAL,
+			    "%s is damaged: checksum mismatch (not replaced; move it "
+			    "away to start a new platform)", path);
+	return 0;
+}
+
+/* 32 hex digits from the environment variable @name into @out. */
+static int env_hex16(const char *name, uint8_t out[16], char *why, size_t whylen)
+{
+	const char *v = getenv(name);
+	uint8_t tmp[16];
+
+	if (!v || !*v)
+		return 0;
+	for (int i = 0; i < 16; i++) {
+		unsigned x;
+
+		if (sscanf(v + 2 * i, "%2x", &x) != 1)
+			goto bad;
+		tmp[i] = x;
+	}
+	if (v[32] != '\0')
+		goto bad;
+	memcpy(out, tmp, 16);
+	return 0;
+bad:
+	return fail(why, whylen, EINVAL, "%s must be 32 hex digits", name);
+}
+
+int sgx_secrets_load(const char *path, struct sgx_platform_keys *keys,
+		     char *why, size_t whylen)
+{
+	uint8_t image[SGX_SECRETS_FILE_SIZE];
+	int ret;
+
+	ret = read_secrets(path, image, why, whylen);
+	if (ret == -ENOENT) {
+		ret = create_secrets(path, why, whylen);
+		if (ret)
+			return ret;
+		ret = read_secrets(path, image, why, whylen);
+	}
+	if (ret == -ENOENT)
+		return fail(why, whylen, ENOENT, "%s vanished while it was created",
+			    path);
+	if (ret)
+		return ret;
+
+	memcpy(keys->root, image + 16, sizeof(keys->root));
+	memcpy(keys->owner_epoch, image + 96, sizeof(keys->owner_epoch));
+	memset(image, 0, sizeof(image));
+	memset(keys->cpusvn, DEFAULT_CPUSVN_BYTE, sizeof(keys->cpusvn));
+	ret = env_hex16("SGXEMU_CPUSVN", keys->cpusvn, why, whylen);
+	if (!ret)
+		ret = env_hex16("SGXEMU_OWNER_EPOCH", keys->owner_epoch, why, whylen);
+	if (!ret)
+		ret = random_bytes(keys->report_keyid, sizeof(keys->report_keyid));
+	return ret;
+}
+
+int sgx_secrets_fingerprint(const struct sgx_platform_keys *keys, char out[33])
+{
+	static const char label[] = "sgxemu platform fingerprint";
+	uint8_t mac[16];
+
+	/* A MAC under the SEAL root: public, stable, and reveals no key. */
+	if (sgx_cmac(keys->root[SGX_KEYNAME_SEAL], label, sizeof(label) - 1, mac))
+		return -EIO;
+	for (int i = 0; i < 16; i++)
+		snprintf(out + 2 * i, 3, "%02x", mac[i]);
+	return 0;
+}

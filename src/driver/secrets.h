@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The platform's root secrets: what fuses are to a real part. They live in a
+ * file under the user's state directory, created on first use (mode 0600,
+ * written atomically), so keys derived from them (sealing) stay the same
+ * across processes and runs. A damaged or unreadable file is an error,
+ * never silently replaced: replacing it would make every sealed blob
+ * unreadable without saying why.
+ */
+#ifndef SGXEMU_DRIVER_SECRETS_H
+#define SGXEMU_DRIVER_SECRETS_H
+
+#include <stddef.h>
+
+#include "cpu/keys.h"
+
+#define SGX_SECRETS_FILE_SIZE	144
+
+/*
+ * The secrets file's path: $SGXEMU_SECRETS_FILE, else
+ * $XDG_STATE_HOME/sgxemu/platform-secrets, else
+ * $HOME/.local/state/sgxemu/platform-secrets. Returns -ENAMETOOLONG or
+ * -ENOENT (no HOME either) on failure.
+ */
+int sgx_secrets_path(char *buf, size_t len);
+
+/*
+ * Fill @keys' root secrets and OWNEREPOCH from @path, creating the file
+ * (and its directory) when it does not exist. Per-boot values (the report
+ * key id) are drawn fresh; CPUSVN and OWNEREPOCH may be overridden by
+ * $SGXEMU_CPUSVN / $SGXEMU_OWNER_EPOCH (32 hex digits). Returns 0 or
+ * -errno with a one-line reason in @why.
+ */
+int sgx_secrets_load(const char *path, struct sgx_platform_keys *keys,
+		     char *why, size_t whylen);
+
+/* A public fingerprint of the platform's identity (never the secret). */
+int sgx_secrets_fingerprint(const struct sgx_platform_keys *keys,
+			    char out[33]);
+
+#endif /* SGXEMU_DRIVER_SECRETS_H */

@@ -55,8 +55,8 @@ TEST(created_on_first_use_with_mode_0600)
 	REQUIRE_EQ(stat(path, &st), 0);
 	CHECK_EQ(st.st_mode & 0777, 0600);
 	CHECK_EQ(st.st_size, SGX_SECRETS_FILE_SIZE);
-	snprintf(why, sizeof(why), "%s/state/sgxemu", dir);
-	REQUIRE_EQ(stat(why, &st), 0);
+	snprintf(path, sizeof(path), "%s/state/sgxemu", dir);
+	REQUIRE_EQ(stat(path, &st), 0);
 	CHECK_EQ(st.st_mode & 0777, 0700);
 }
 

@@ -65,7 +65,16 @@ struct sgx_encl_ctl {
 	uint32_t *pages;		/* (linaddr - base) >> 12 -> EPC index + 1 */
 	pthread_mutex_t lock;		/* serialises leaves on this enclave */
 	struct sgx_encl_ctl *next;	/* cpu->enclaves list */
-	/* Tracking for EBLOCK/ETRACK/EWB (issue 6) goes here. */
+	/*
+	 * TLB tracking (EBLOCK/ETRACK/EWB): the entry epoch advances at each
+	 * ETRACK; threads_at[e & 1] counts the logical processors in enclave
+	 * mode that entered during epoch e. Only two epochs can have threads
+	 * at once, because ETRACK refuses to start a cycle before the
+	 * previous one has drained (see etrack.c).
+	 */
+	atomic_uint_fast64_t epoch;
+	atomic_uint threads_at[2];
+	bool     secs_evicted;		/* SECS page written back by EWB */
 };
 
 /* One EPC section as CPUID.(12H, n>=2) enumerates it. */
@@ -102,6 +111,9 @@ struct sgx_cpu {
 	bool     lc_locked;		/* launch-control MSRs read-only */
 	struct sgx_platform_keys keys;	/* root secrets, CPUSVN, report key id */
 	atomic_uint_fast64_t next_eid;
+	uint8_t  paging_key[16];	/* CR_BASE_PK: per boot, for EWB/ELD* */
+	bool     paging_key_set;
+	uint64_t next_version;		/* EWB versions (under cpu->lock) */
 	struct sgx_encl_ctl *enclaves;	/* every live SECS */
 	pthread_mutex_t lock;		/* EPCM, enclave list, MSRs */
 };
@@ -142,6 +154,26 @@ int sgx_einit(struct sgx_cpu *cpu, const struct sgx_sigstruct *sigstruct,
 int sgx_eremove(struct sgx_cpu *cpu, void *epc_page);
 int sgx_edbgrd(struct sgx_cpu *cpu, void *epc_addr, uint64_t *data);
 int sgx_edbgwr(struct sgx_cpu *cpu, void *epc_addr, uint64_t data);
+
+/* ENCLS leaves of EPC paging (etrack.c, eblock.c, epa.c, ewb.c, eldu.c). */
+int sgx_epa(struct sgx_cpu *cpu, uint64_t page_type, void *epc_page);
+int sgx_eblock(struct sgx_cpu *cpu, void *epc_page);
+int sgx_etrack(struct sgx_cpu *cpu, void *secs);
+int sgx_ewb(struct sgx_cpu *cpu, struct sgx_pageinfo *pageinfo,
+	    void *epc_page, uint64_t *va_slot);
+int sgx_eldb(struct sgx_cpu *cpu, const struct sgx_pageinfo *pageinfo,
+	     void *epc_page, uint64_t *va_slot);
+int sgx_eldu(struct sgx_cpu *cpu, const struct sgx_pageinfo *pageinfo,
+	     void *epc_page, uint64_t *va_slot);
+
+/*
+ * Entry-epoch accounting the engine calls when a logical processor enters
+ * (EENTER/ERESUME) and leaves (EEXIT/AEX) enclave mode: sgx_track_enter
+ * returns the epoch to hand back to sgx_track_exit. Lock-free, so the
+ * enclave-exit path in a signal handler may call it.
+ */
+uint64_t sgx_track_enter(struct sgx_encl_ctl *ctl);
+void sgx_track_exit(struct sgx_encl_ctl *ctl, uint64_t entry_epoch);
 
 /*
  * ENCLU leaves that read and write enclave memory, executed by a thread in

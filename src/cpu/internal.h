@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helpers shared by the leaf implementations in src/cpu/. Not part of the
+ * processor's interface (that is cpu.h); nothing outside src/cpu/ and its
+ * unit tests includes this file.
+ */
+#ifndef SGXEMU_CPU_INTERNAL_H
+#define SGXEMU_CPU_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cpu/cpu.h"
+#include "cpu/sigstruct.h"
+
+/* Architectural size of the defined TCS fields (EDBGRD/EDBGWR limit). */
+#define SGX_TCS_LIMIT		72
+/* Size of GPRSGX at the end of every SSA frame. */
+#define SGX_GPRSGX_SIZE		184
+/* log2 of the largest enclave in 32-bit mode (CPUID.(12H,0):EDX[7:0]). */
+#define SGX_MAX_ENCLAVE_SIZE_32	31
+/* Default log2 of the largest enclave in 64-bit mode (64 GiB exclusive). */
+#define SGX_MAX_ENCLAVE_SIZE_64	36
+
+static inline bool sgx_aligned(const void *p, uintptr_t align)
+{
+	return ((uintptr_t)p & (align - 1)) == 0;
+}
+
+static inline bool sgx_all_zero(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	uint8_t acc = 0;
+
+	for (size_t i = 0; i < n; i++)
+		acc |= b[i];
+	return acc == 0;
+}
+
+static inline bool sgx_canonical(uint64_t addr)
+{
+	/* 48-bit linear addresses: bits 63:47 all equal. */
+	return (uint64_t)((int64_t)(addr << 16) >> 16) == addr;
+}
+
+/* The hidden state of the enclave whose SECS is EPC page @index. */
+static inline struct sgx_encl_ctl *sgx_secs_ctl(struct sgx_cpu *cpu,
+						size_t index)
+{
+	return cpu->ctl[index];
+}
+
+static inline struct sgx_secs *sgx_ctl_secs(struct sgx_cpu *cpu,
+					    const struct sgx_encl_ctl *ctl)
+{
+	return sgx_epc_page(cpu, ctl->secs_index);
+}
+
+/* XSAVE area size (non-compacted) needed for the features in @xfrm. */
+uint32_t sgx_xsave_size(uint64_t xfrm);
+/* XFRM values XSETBV would accept for XCR0 (ignoring what is supported). */
+bool sgx_xfrm_legal(uint64_t xfrm);
+/* The XCR0 of the CPU we run on (x87|SSE if XSAVE is not enabled). */
+uint64_t sgx_host_xcr0(void);
+
+/* Bytes of MISC region that MISCSELECT selects (EXINFO: 16). */
+uint32_t sgx_misc_size(uint32_t miscselect);
+
+/* True when MRSIGNER @hash equals IA32_SGXLEPUBKEYHASH0..3. */
+bool sgx_lehash_matches(struct sgx_cpu *cpu, const uint8_t hash[32]);
+
+/*
+ * The RSA core of SIGSTRUCT verification, on raw little-endian operands
+ * (exposed so the raw known-answer vectors can be checked on their own):
+ * s^3 mod n must equal the EMSA-PKCS1-v1_5 SHA-256 encoding of @digest and
+ * Q1/Q2 must be the quotients the SDM defines. 0 or SGX_INVALID_SIGNATURE.
+ */
+int sgx_rsa3072_verify(const uint8_t n_le[SGX_MODULUS_SIZE],
+		       const uint8_t s_le[SGX_MODULUS_SIZE],
+		       const uint8_t q1_le[SGX_MODULUS_SIZE],
+		       const uint8_t q2_le[SGX_MODULUS_SIZE],
+		       const uint8_t digest[32],
+		       uint8_t padding[SGX_PKCS1_PADDING_SIZE]);
+
+/* Drop an enclave's hidden state (EREMOVE of its SECS, cpu teardown). */
+void sgx_encl_ctl_free(struct sgx_encl_ctl *ctl);
+
+#endif /* SGXEMU_CPU_INTERNAL_H */

@@ -11,6 +11,10 @@
 # directory) satisfies it without touching the seed files.
 
 SEED_DIR ?= ../shared/seed-tree/tools/testing/selftests/x86/sgx
+# The seed's flags are gcc's (clang rejects its `-z noexecstack` on compile
+# lines under -Werror), as for the kernel's own selftest builds: keep gcc for
+# it even when CC=clang builds sgxemu.
+SEED_CC  ?= gcc
 SEED_OUT := $(abspath $(B))/seed
 SEED_MK  := $(abspath $(B))/seedmk
 
@@ -31,7 +35,7 @@ seed-build: $(SEED_MK)/lib.mk
 	else \
 		mkdir -p $(SEED_OUT) && \
 		$(MAKE) --no-print-directory -C $(abspath $(SEED_DIR)) \
-			-I $(SEED_MK)/x/y OUTPUT=$(SEED_OUT) all; \
+			-I $(SEED_MK)/x/y CC=$(SEED_CC) OUTPUT=$(SEED_OUT) all; \
 	fi
 
 TEST_DEPS += seed-build

@@ -67,8 +67,10 @@ uint64_t sgx_host_xcr0(void);
 /* Bytes of MISC region that MISCSELECT selects (EXINFO: 16). */
 uint32_t sgx_misc_size(uint32_t miscselect);
 
+/* IA32_SGXLEPUBKEYHASH0..3 as a 32-byte MRSIGNER-format hash. */
+void sgx_lehash_bytes(const struct sgx_cpu *cpu, uint8_t hash[32]);
 /* True when MRSIGNER @hash equals IA32_SGXLEPUBKEYHASH0..3. */
-bool sgx_lehash_matches(struct sgx_cpu *cpu, const uint8_t hash[32]);
+bool sgx_lehash_matches(const struct sgx_cpu *cpu, const uint8_t hash[32]);
 
 /*
  * The RSA core of SIGSTRUCT verification, on raw little-endian operands

@@ -42,16 +42,20 @@ int sgx_rdmsr(const struct sgx_cpu *cpu, uint32_t msr, uint64_t *value)
 }
 
 /*
- * MSR i holds bytes [8i, 8i+8) of the hash as a little-endian u64, so the
- * four MSRs laid out in memory on this little-endian host are the hash.
- * Caller holds cpu->lock.
+ * MSR i holds bytes [8i, 8i+8) of the hash as a little-endian u64 (the
+ * MRSIGNER byte order). Caller holds cpu->lock.
  */
-bool sgx_lehash_matches(struct sgx_cpu *cpu, const uint8_t hash[32])
+void sgx_lehash_bytes(const struct sgx_cpu *cpu, uint8_t hash[32])
+{
+	for (int i = 0; i < 4; i++)
+		for (int b = 0; b < 8; b++)
+			hash[8 * i + b] = (uint8_t)(cpu->lepubkeyhash[i] >> (8 * b));
+}
+
+bool sgx_lehash_matches(const struct sgx_cpu *cpu, const uint8_t hash[32])
 {
 	uint8_t msrs[32];
 
-	for (int i = 0; i < 4; i++)
-		for (int b = 0; b < 8; b++)
-			msrs[8 * i + b] = (uint8_t)(cpu->lepubkeyhash[i] >> (8 * b));
+	sgx_lehash_bytes(cpu, msrs);
 	return memcmp(msrs, hash, sizeof(msrs)) == 0;
 }

@@ -10,6 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/bn.h>
+#include <openssl/core_names.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+
 #include "test.h"
 #include "cpu/cpu.h"
 
@@ -154,6 +159,114 @@ static inline bool t_hex_eq(const uint8_t *got, const char *hex, size_t n)
 
 	return n <= sizeof(want) && test_unhex(hex, want, n) &&
 	       memcmp(got, want, n) == 0;
+}
+
+/* MRSIGNER of sig1.key.pem (sgx-facts §6.2). */
+#define T_SIG1_MRSIGNER \
+	"83d719e77deaca1470f6baf62a4d774303c899db69020f9c70ee1dfc08c7ce9e"
+
+/* Write IA32_SGXLEPUBKEYHASH0..3 from a hex MRSIGNER. */
+static inline bool t_set_lehash(struct sgx_cpu *cpu, const char *hex)
+{
+	uint8_t h[32];
+
+	if (!test_unhex(hex, h, 32))
+		return false;
+	for (int i = 0; i < 4; i++) {
+		uint64_t v = 0;
+
+		for (int b = 7; b >= 0; b--)
+			v = (v << 8) | h[8 * i + b];
+		if (sgx_wrmsr(cpu, MSR_IA32_SGXLEPUBKEYHASH0 + i, v))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * A SIGSTRUCT with the fixed header fields, the given body fields left to
+ * the caller; page-aligned as EINIT demands.
+ */
+static inline struct sgx_sigstruct *t_sigstruct(void)
+{
+	static const uint8_t h1[16] = SGX_SIGSTRUCT_HEADER;
+	static const uint8_t h2[16] = SGX_SIGSTRUCT_HEADER2;
+	struct sgx_sigstruct *sig = aligned_alloc(SGX_PAGE_SIZE, SGX_PAGE_SIZE);
+
+	memset(sig, 0, sizeof(*sig));
+	memcpy(sig->header.header, h1, 16);
+	memcpy(sig->header.header2, h2, 16);
+	sig->header.date = 0x20261203;
+	sig->exponent = 3;
+	sig->body.miscmask = 0xFFFFFFFF;
+	sig->body.attributemask.flags = ~0ULL;
+	sig->body.attributemask.xfrm = ~0ULL;
+	return sig;
+}
+
+/*
+ * Sign @sig with the PEM key at @path the way a signing tool does, with
+ * OpenSSL's own RSA (PKCS#1 v1.5, SHA-256) and BIGNUM for Q1/Q2: nothing
+ * from the code under test.
+ */
+static inline bool t_sign(struct sgx_sigstruct *sig, const char *path)
+{
+	uint8_t msg[256], s_be[512];
+	size_t slen = sizeof(s_be);
+	BIGNUM *n = NULL, *s = NULL, *q1 = BN_new(), *q2 = BN_new(), *t = BN_new();
+	BN_CTX *bctx = BN_CTX_new();
+	EVP_MD_CTX *md = EVP_MD_CTX_new();
+	EVP_PKEY *pk = NULL;
+	FILE *f = path ? fopen(path, "r") : NULL;
+	bool ok = false;
+
+	if (!f)
+		goto out;
+	pk = PEM_read_PrivateKey(f, NULL, NULL, NULL);
+	fclose(f);
+	if (!pk || !EVP_PKEY_get_bn_param(pk, OSSL_PKEY_PARAM_RSA_N, &n) ||
+	    BN_bn2lebinpad(n, sig->modulus, 384) != 384)
+		goto out;
+	sig->exponent = 3;
+	memcpy(msg, &sig->header, 128);
+	memcpy(msg + 128, &sig->body, 128);
+	if (!md || EVP_DigestSignInit(md, NULL, EVP_sha256(), NULL, pk) != 1 ||
+	    EVP_DigestSign(md, s_be, &slen, msg, sizeof(msg)) != 1 || slen != 384)
+		goto out;
+	s = BN_bin2bn(s_be, (int)slen, NULL);
+	/* Q1 = s^2 / n; Q2 = (s^3 - Q1*s*n) / n */
+	if (!s || !BN_sqr(t, s, bctx) || !BN_div(q1, NULL, t, n, bctx) ||
+	    !BN_mul(t, t, s, bctx) || !BN_mul(q2, q1, s, bctx) ||
+	    !BN_mul(q2, q2, n, bctx) || !BN_sub(t, t, q2) ||
+	    !BN_div(q2, NULL, t, n, bctx))
+		goto out;
+	ok = BN_bn2lebinpad(s, sig->signature, 384) == 384 &&
+	     BN_bn2lebinpad(q1, sig->q1, 384) == 384 &&
+	     BN_bn2lebinpad(q2, sig->q2, 384) == 384;
+out:
+	BN_free(n);
+	BN_free(s);
+	BN_free(q1);
+	BN_free(q2);
+	BN_free(t);
+	BN_CTX_free(bctx);
+	EVP_MD_CTX_free(md);
+	EVP_PKEY_free(pk);
+	return ok;
+}
+
+static inline bool t_sign_sig1(struct sgx_sigstruct *sig)
+{
+	return t_sign(sig, test_shared_path("vectors/rust-sgx/sig1.key.pem"));
+}
+
+/* A zeroed (VALID=0) EINITTOKEN, 512-byte aligned. */
+static inline struct sgx_einittoken *t_token(void)
+{
+	struct sgx_einittoken *tok = aligned_alloc(512, 512);
+
+	memset(tok, 0, 512);
+	return tok;
 }
 
 #endif /* SGXEMU_TEST_CPU_HELPERS_H */

@@ -13,6 +13,7 @@ static const struct cli_command *const commands[] = {
 	&cmd_sign,
 	&cmd_measure,
 	&cmd_dump,
+	&cmd_run,
 };
 
 #define NR_COMMANDS	(sizeof(commands) / sizeof(commands[0]))

@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Device files and enclave objects: open, reference counting across dup,
+ * fork and mappings, and release (every page EREMOVEd, the SECS last) when
+ * the last descriptor is closed and the last mapping is gone, as the Linux
+ * driver's release does.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "driver/drv.h"
+
+bool sgx_drv_debug;
+struct sgx_file *(*sgx_fd_resolver)(int fd);
+/* Serialises the mapping list and file reference changes. */
+pthread_mutex_t sgx_drv_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Every live file, so that fork can mark the child's copies. */
+static struct sgx_file *all_files;
+
+void sgx_drv_log(const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+	int n;
+
+	if (!sgx_drv_debug)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if (n > (int)sizeof(buf) - 2)
+		n = (int)sizeof(buf) - 2;
+	buf[n++] = '\n';
+	/* write(2): no stdio, so it is safe from any context. */
+	if (write(STDERR_FILENO, "sgxemu: ", 8) < 0 ||
+	    write(STDERR_FILENO, buf, (size_t)n) < 0)
+		return;
+}
+
+void sgx_drv_set_fd_resolver(struct sgx_file *(*resolve)(int fd))
+{
+	sgx_fd_resolver = resolve;
+}
+
+/* --- device names ----------------------------------------------------------- */
+
+static const char *const dev_paths[2][2] = {
+	[SGX_API_MAINLINE] = { "/dev/sgx_enclave", "/dev/sgx_provision" },
+	[SGX_API_SEED]     = { "/dev/sgx/enclave", "/dev/sgx/provision" },
+};
+
+/* Compare @path with @want, letting one or more '/' match each '/'. */
+static bool path_eq(const char *path, const char *want)
+{
+	while (*want) {
+		if (*want == '/') {
+			if (*path != '/')
+				return false;
+			while (*path == '/')
+				path++;
+			want++;
+			continue;
+		}
+		if (*path++ != *want++)
+			return false;
+	}
+	return !*path;
+}
+
+int sgx_dev_match(const char *path, enum sgx_api *api, enum sgx_dev *dev)
+{
+	if (!path)
+		return -ENOENT;
+	for (int a = 0; a < 2; a++)
+		for (int d = 0; d < 2; d++)
+			if (path_eq(path, dev_paths[a][d])) {
+				*api = (enum sgx_api)a;
+				*dev = (enum sgx_dev)d;
+				return 0;
+			}
+	return -ENOENT;
+}
+
+const char *sgx_dev_path(enum sgx_api api, enum sgx_dev dev)
+{
+	return dev_paths[api & 1][dev & 1];
+}
+
+dev_t sgx_dev_rdev(enum sgx_api api, enum sgx_dev dev)
+{
+	/* Misc devices (major 10) with dynamic minors, as the kernel
+	 * registers them; the numbers are this emulator's choice. */
+	return makedev(10, 120 + (unsigned)api * 2 + (unsigned)dev);
+}
+
+/* --- user memory -------------------------------------------------------------- */
+
+/*
+ * process_vm_readv/writev on ourselves copy like copy_from_user/to_user:
+ * an unmapped or unreadable address gives EFAULT instead of SIGSEGV.
+ */
+int sgx_copy_from_user(void *dst, unsigned long src, size_t n)
+{
+	struct iovec local = { dst, n }, remote = { (void *)src, n };
+
+	if (!n)
+		return 0;
+	if (src + n < src)
+		return -EFAULT;
+	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)n
+		? 0 : -EFAULT;
+}
+
+int sgx_copy_to_user(unsigned long dst, const void *src, size_t n)
+{
+	struct iovec local = { (void *)src, n }, remote = { (void *)dst, n };
+
+	if (!n)
+		return 0;
+	if (dst + n < dst)
+		return -EFAULT;
+	return process_vm_writev(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)n
+		? 0 : -EFAULT;
+}
+
+/* --- page permissions ------------------------------------------------------------- */
+
+#define CHUNK_PAGES	4096
+
+uint8_t sgx_encl_page_prot(const struct sgx_encl *encl, uint64_t addr)
+{
+	uint64_t idx;
+
+	if (!encl->created || addr < encl->base || addr - encl->base >= encl->size)
+		return 0;
+	idx = (addr - encl->base) >> 12;
+	if (idx / CHUNK_PAGES >= encl->nr_chunks || !encl->pages[idx / CHUNK_PAGES])
+		return 0;
+	return encl->pages[idx / CHUNK_PAGES][idx % CHUNK_PAGES];
+}
+
+int sgx_encl_set_page_prot(struct sgx_encl *encl, uint64_t addr, uint8_t v)
+{
+	uint64_t idx = (addr - encl->base) >> 12;
+	size_t c = idx / CHUNK_PAGES;
+
+	if (!encl->pages) {
+		encl->nr_chunks = (size_t)((encl->size >> 12) + CHUNK_PAGES - 1) /
+				  CHUNK_PAGES;
+		encl->pages = calloc(encl->nr_chunks, sizeof(*encl->pages));
+		if (!encl->pages)
+			return -ENOMEM;
+	}
+	if (!encl->pages[c]) {
+		if (!v)
+			return 0;
+		encl->pages[c] = calloc(CHUNK_PAGES, 1);
+		if (!encl->pages[c])
+			return -ENOMEM;
+	}
+	encl->pages[c][idx % CHUNK_PAGES] = v;
+	return 0;
+}
+
+/* --- files ---------------------------------------------------------------------- */
+
+struct sgx_file *sgx_drv_open(enum sgx_api api, enum sgx_dev dev, int *err)
+{
+	struct sgx_file *f = calloc(1, sizeof(*f));
+
+	if (!f) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	f->api = api;
+	f->dev = dev;
+	atomic_init(&f->refs, 1);
+	pthread_mutex_lock(&sgx_drv_lock);
+	f->next = all_files;
+	if (all_files)
+		all_files->prev = f;
+	all_files = f;
+	pthread_mutex_unlock(&sgx_drv_lock);
+	if (dev == SGX_DEV_ENCLAVE) {
+		/* The platform comes up with the first enclave device, so a
+		 * program that never opens one never pays for it. */
+		int ret = sgxemu_platform_init();
+
+		if (ret) {
+			sgx_drv_log("open %s: platform: %s",
+				    sgx_dev_path(api, dev), strerror(-ret));
+			sgx_file_put(f);
+			*err = ret;
+			return NULL;
+		}
+		f->encl = calloc(1, sizeof(*f->encl));
+		if (!f->encl) {
+			sgx_file_put(f);
+			*err = -ENOMEM;
+			return NULL;
+		}
+		/* v22 grants the unprivileged attributes at open; mainline
+		 * sets the mask at CREATE (0 until then). */
+		f->encl->attributes_mask = api == SGX_API_SEED ?
+					   SGX_ATTR_UNPRIV_MASK : 0;
+	}
+	return f;
+}
+
+void sgx_file_get(struct sgx_file *f)
+{
+	atomic_fetch_add(&f->refs, 1);
+}
+
+static void encl_release(struct sgx_file *f)
+{
+	struct sgx_encl *encl = f->encl;
+	int ret;
+
+	if (!encl)
+		return;
+	/*
+	 * In a forked child the processor state is a copy that shares the
+	 * EPC with the parent: removing pages here would destroy the
+	 * parent's enclave, so the child only forgets it.
+	 */
+	if (encl->engine && !encl->inherited) {
+		ret = sgxemu_enclave_destroy(encl->engine);
+		if (ret)
+			sgx_drv_log("release: EREMOVE of the enclave at 0x%llx "
+				    "failed (%s); its EPC pages are leaked",
+				    (unsigned long long)encl->base, strerror(-ret));
+	}
+	for (size_t c = 0; c < encl->nr_chunks; c++)
+		free(encl->pages[c]);
+	free(encl->pages);
+	free(encl);
+	f->encl = NULL;
+}
+
+void sgx_file_put(struct sgx_file *f)
+{
+	if (!f)
+		return;
+	if (atomic_fetch_sub(&f->refs, 1) != 1)
+		return;
+	pthread_mutex_lock(&sgx_drv_lock);
+	if (f->prev)
+		f->prev->next = f->next;
+	else
+		all_files = f->next;
+	if (f->next)
+		f->next->prev = f->prev;
+	pthread_mutex_unlock(&sgx_drv_lock);
+	encl_release(f);
+	free(f);
+}
+
+enum sgx_api sgx_file_api(const struct sgx_file *f)
+{
+	return f->api;
+}
+
+enum sgx_dev sgx_file_dev(const struct sgx_file *f)
+{
+	return f->dev;
+}
+
+/* --- fork --------------------------------------------------------------------------- */
+
+void sgx_drv_fork_prepare(void)
+{
+	pthread_mutex_lock(&sgx_drv_lock);
+}
+
+void sgx_drv_fork_parent(void)
+{
+	pthread_mutex_unlock(&sgx_drv_lock);
+}
+
+void sgx_drv_fork_child(void)
+{
+	pthread_mutex_init(&sgx_drv_lock, NULL);
+	for (struct sgx_file *f = all_files; f; f = f->next)
+		if (f->encl)
+			f->encl->inherited = true;
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internals shared by driver.c, ioctl.c and vma.c.
+ */
+#ifndef SGXEMU_DRIVER_DRV_H
+#define SGXEMU_DRIVER_DRV_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "driver/driver.h"
+#include "sgxemu/sgxemu.h"
+
+/* Kernel flag bits of a page's maximum VMA permissions (vm_max_prot_bits),
+ * kept as PROT_* bits plus "a page exists here". */
+#define SGX_PAGE_EXISTS		0x80
+
+/* Attributes every enclave may have (DEBUG, MODE64BIT, KSS, AEXNOTIFY). */
+#define SGX_ATTR_UNPRIV_MASK	0x486ULL
+#define SGX_ATTR_PRIV_MASK	(SGX_ATTR_PROVISIONKEY | SGX_ATTR_EINITTOKENKEY)
+
+/* The driver's enclave object: one per open of an enclave device. */
+struct sgx_encl {
+	atomic_bool in_ioctl;		/* the kernel's IOCTL bit */
+	bool created, initialized, debug;
+	uint64_t base, size;
+	uint64_t attributes;		/* SECS ATTRIBUTES.FLAGS */
+	uint64_t attributes_mask;	/* what INIT allows */
+	struct sgxemu_enclave *engine;	/* the processor's enclave */
+	/* Per page of ELRANGE: SGX_PAGE_EXISTS | PROT_* maximum, in chunks of
+	 * 4096 pages allocated on first use. */
+	uint8_t **pages;
+	size_t nr_chunks;
+	bool inherited;			/* copied into a forked child */
+};
+
+struct sgx_file {
+	atomic_long refs;		/* fds and mappings */
+	enum sgx_api api;
+	enum sgx_dev dev;
+	struct sgx_encl *encl;		/* enclave devices only */
+	struct sgx_file *next, *prev;	/* every live file (fork) */
+};
+
+/* Max permissions of the page at @addr: 0 when no page exists. */
+uint8_t sgx_encl_page_prot(const struct sgx_encl *encl, uint64_t addr);
+int sgx_encl_set_page_prot(struct sgx_encl *encl, uint64_t addr, uint8_t v);
+
+/* User memory access that never crashes: 0 or -EFAULT. */
+int sgx_copy_from_user(void *dst, unsigned long src, size_t n);
+int sgx_copy_to_user(unsigned long dst, const void *src, size_t n);
+
+/* The kernel's sgx_encl_may_map(): 0 or -EACCES (see vma.c). */
+int sgx_encl_may_map(const struct sgx_file *f, uint64_t start, uint64_t end,
+		     int prot);
+/* The host mapping's permissions at @addr (0 where no window is). */
+int sgx_vma_prot_at(const struct sgx_file *f, uint64_t addr);
+
+extern struct sgx_file *(*sgx_fd_resolver)(int fd);
+extern pthread_mutex_t sgx_drv_lock;
+
+#endif /* SGXEMU_DRIVER_DRV_H */

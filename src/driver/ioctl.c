@@ -1,0 +1,405 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The ioctls of both user APIs, with the Linux driver's checks in its
+ * order and its errno for each refusal.
+ *
+ * Mainline (linux-driver-facts.md §3-§7): CREATE, ADD_PAGES, INIT,
+ * PROVISION; the SGX2 ioctls are not implemented and answer as a kernel
+ * without them (ENOTTY; ENODEV when the platform has no SGX2, as the
+ * kernel with them answers on such a CPU).
+ *
+ * Seed v22 (seed-tree uapi/asm/sgx.h): CREATE, ADD_PAGE, INIT,
+ * SET_ATTRIBUTE. Where v22 differs from mainline this follows v22:
+ *  - ADD_PAGE adds one page at an absolute address with an EEXTEND mask;
+ *    a page already there is EEXIST (mainline: EBUSY);
+ *  - v22 validated the SECS in software, so every SECS ECREATE refuses is
+ *    EINVAL (mainline: EIO from the ECREATE fault);
+ *  - an EADD/EEXTEND or EINIT fault is EFAULT; a failed EINIT returns its
+ *    positive SGX error code as the ioctl's value (mainline: EPERM);
+ *  - SET_ATTRIBUTE's grant survives CREATE (the v22 mask is set at open).
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <asm/sgx.h>
+
+#include "driver/drv.h"
+
+/* The seed (v22) ioctls that differ from mainline's. */
+struct sgx_seed_add_page {
+	uint64_t addr;
+	uint64_t src;
+	uint64_t secinfo;
+	uint16_t mrmask;
+	uint8_t  reserved[6];
+};
+#define SGX_SEED_IOC_ENCLAVE_ADD_PAGE \
+	_IOW(SGX_MAGIC, 0x01, struct sgx_seed_add_page)
+#define SGX_SEED_IOC_ENCLAVE_SET_ATTRIBUTE \
+	_IOW(SGX_MAGIC, 0x03, struct sgx_enclave_provision)
+
+_Static_assert(SGX_SEED_IOC_ENCLAVE_ADD_PAGE == 0x4020A401, "v22 ADD_PAGE");
+_Static_assert(SGX_IOC_ENCLAVE_ADD_PAGES == 0xC030A401, "ADD_PAGES");
+
+static bool is_pow2(uint64_t x)
+{
+	return x && !(x & (x - 1));
+}
+
+static int prot_of_secinfo(uint64_t flags)
+{
+	return ((flags & SGX_SECINFO_R) ? PROT_READ : 0) |
+	       ((flags & SGX_SECINFO_W) ? PROT_WRITE : 0) |
+	       ((flags & SGX_SECINFO_X) ? PROT_EXEC : 0);
+}
+
+/* --- CREATE ------------------------------------------------------------------- */
+
+static long ioc_create(struct sgx_file *f, unsigned long arg)
+{
+	struct sgx_encl *encl = f->encl;
+	struct sgx_enclave_create ioc;
+	struct sgx_secs secs;
+	int sgx_err = 0, ret;
+
+	if (encl->created) {
+		sgx_drv_log("CREATE: the enclave already exists");
+		return -EINVAL;
+	}
+	if (sgx_copy_from_user(&ioc, arg, sizeof(ioc)) ||
+	    sgx_copy_from_user(&secs, ioc.src, sizeof(secs))) {
+		sgx_drv_log("CREATE: bad pointer");
+		return -EFAULT;
+	}
+	if (!is_pow2(secs.size) || secs.size == 1ULL << 63) {
+		sgx_drv_log("CREATE: SECS.SIZE 0x%llx is not a power of two",
+			    (unsigned long long)secs.size);
+		return -EINVAL;
+	}
+	ret = sgxemu_enclave_create(&secs, SGXEMU_CREATE_RESERVED,
+				    &encl->engine, &sgx_err);
+	if (ret) {
+		sgx_drv_log("CREATE: ECREATE refused the SECS (%s, SGX %d)",
+			    strerror(-ret), sgx_err);
+		if (ret == -EIO)
+			return f->api == SGX_API_SEED ? -EINVAL : -EIO;
+		return ret;
+	}
+	encl->base = secs.base;
+	encl->size = secs.size;
+	encl->attributes = secs.attributes.flags;
+	encl->debug = secs.attributes.flags & SGX_ATTR_DEBUG;
+	if (f->api == SGX_API_MAINLINE)
+		encl->attributes_mask = SGX_ATTR_UNPRIV_MASK;
+	encl->created = true;
+	return 0;
+}
+
+/* --- ADD_PAGE(S) --------------------------------------------------------------- */
+
+/* The kernel's sgx_validate_secinfo(): 0 or -EINVAL. */
+static int validate_secinfo(const struct sgx_secinfo *si)
+{
+	uint64_t pt = si->flags & SGX_SECINFO_PT_MASK;
+	uint64_t perm = si->flags & SGX_SECINFO_PERM_MASK;
+
+	if (pt != SGX_SECINFO_REG && pt != SGX_SECINFO_TCS) {
+		sgx_drv_log("ADD: SECINFO page type is neither REG nor TCS");
+		return -EINVAL;
+	}
+	if ((perm & SGX_SECINFO_W) && !(perm & SGX_SECINFO_R)) {
+		sgx_drv_log("ADD: SECINFO has W without R");
+		return -EINVAL;
+	}
+	if (pt == SGX_SECINFO_TCS && perm) {
+		sgx_drv_log("ADD: a TCS page must have no R/W/X in SECINFO");
+		return -EINVAL;
+	}
+	if (si->flags & ~(SGX_SECINFO_PERM_MASK | SGX_SECINFO_PT_MASK)) {
+		sgx_drv_log("ADD: SECINFO reserved flag bits set");
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < sizeof(si->reserved); i++)
+		if (si->reserved[i]) {
+			sgx_drv_log("ADD: SECINFO reserved bytes not zero");
+			return -EINVAL;
+		}
+	return 0;
+}
+
+/* One page: EADD (+EEXTEND per @mask) and the driver's bookkeeping. */
+static int add_one(struct sgx_file *f, uint64_t addr, unsigned long src,
+		   const struct sgx_secinfo *si, uint16_t mask)
+{
+	struct sgx_encl *encl = f->encl;
+	static __thread uint8_t page[4096] __attribute__((aligned(4096)));
+	uint8_t max;
+	int sgx_err = 0, ret;
+
+	if (sgx_encl_page_prot(encl, addr)) {
+		sgx_drv_log("ADD: a page already exists at 0x%llx",
+			    (unsigned long long)addr);
+		return f->api == SGX_API_SEED ? -EEXIST : -EBUSY;
+	}
+	if (sgx_copy_from_user(page, src, sizeof(page))) {
+		sgx_drv_log("ADD: source 0x%lx is not readable", src);
+		return -EFAULT;
+	}
+	max = (si->flags & SGX_SECINFO_PT_MASK) == SGX_SECINFO_TCS
+		? PROT_READ | PROT_WRITE : (uint8_t)prot_of_secinfo(si->flags);
+	ret = sgx_encl_set_page_prot(encl, addr, SGX_PAGE_EXISTS | max);
+	if (ret)
+		return ret;
+	ret = sgxemu_enclave_add_page(encl->engine, addr, page, si, mask,
+				      sgx_vma_prot_at(f, addr), &sgx_err);
+	if (ret) {
+		sgx_encl_set_page_prot(encl, addr, 0);
+		sgx_drv_log("ADD: EADD/EEXTEND at 0x%llx failed (%s, SGX %d)",
+			    (unsigned long long)addr, strerror(-ret), sgx_err);
+		if (ret == -EEXIST)
+			return f->api == SGX_API_SEED ? -EEXIST : -EBUSY;
+		if (ret == -EIO)
+			return f->api == SGX_API_SEED ? -EFAULT : -EIO;
+		return ret;
+	}
+	return 0;
+}
+
+static long ioc_add_page_seed(struct sgx_file *f, unsigned long arg)
+{
+	struct sgx_encl *encl = f->encl;
+	struct sgx_seed_add_page ioc;
+	struct sgx_secinfo si;
+	int ret;
+
+	if (sgx_copy_from_user(&ioc, arg, sizeof(ioc)))
+		return -EFAULT;
+	if (!encl->created || encl->initialized) {
+		sgx_drv_log("ADD_PAGE: the enclave is %s",
+			    encl->created ? "already initialized" : "not created");
+		return -EINVAL;
+	}
+	if ((ioc.addr & 0xfff) || (ioc.src & 0xfff)) {
+		sgx_drv_log("ADD_PAGE: addr or src not page aligned");
+		return -EINVAL;
+	}
+	if (ioc.addr < encl->base || ioc.addr - encl->base >= encl->size) {
+		sgx_drv_log("ADD_PAGE: 0x%llx is outside ELRANGE",
+			    (unsigned long long)ioc.addr);
+		return -EINVAL;
+	}
+	if (sgx_copy_from_user(&si, ioc.secinfo, sizeof(si)))
+		return -EFAULT;
+	ret = validate_secinfo(&si);
+	if (ret)
+		return ret;
+	return add_one(f, ioc.addr, ioc.src, &si, ioc.mrmask);
+}
+
+static long ioc_add_pages(struct sgx_file *f, unsigned long arg)
+{
+	struct sgx_encl *encl = f->encl;
+	struct sgx_enclave_add_pages ioc;
+	struct sgx_secinfo si;
+	uint64_t c;
+	int ret = 0;
+
+	if (!encl->created || encl->initialized) {
+		sgx_drv_log("ADD_PAGES: the enclave is %s",
+			    encl->created ? "already initialized" : "not created");
+		return -EINVAL;
+	}
+	if (sgx_copy_from_user(&ioc, arg, sizeof(ioc)))
+		return -EFAULT;
+	if (ioc.src & 0xfff) {
+		sgx_drv_log("ADD_PAGES: src not page aligned");
+		return -EINVAL;
+	}
+	if ((ioc.offset & 0xfff) || !ioc.length || (ioc.length & 0xfff) ||
+	    ioc.offset + ioc.length < ioc.offset ||
+	    ioc.offset + ioc.length - 4096 >= encl->size) {
+		sgx_drv_log("ADD_PAGES: bad offset/length 0x%llx/0x%llx",
+			    (unsigned long long)ioc.offset,
+			    (unsigned long long)ioc.length);
+		return -EINVAL;
+	}
+	if (sgx_copy_from_user(&si, ioc.secinfo, sizeof(si)))
+		return -EFAULT;
+	ret = validate_secinfo(&si);
+	if (ret)
+		return ret;
+	for (c = 0; c < ioc.length; c += 4096) {
+		ret = add_one(f, encl->base + ioc.offset + c, ioc.src + c, &si,
+			      (ioc.flags & SGX_PAGE_MEASURE) ? 0xFFFF : 0);
+		if (ret)
+			break;
+	}
+	ioc.count = c;
+	if (sgx_copy_to_user(arg, &ioc, sizeof(ioc)))
+		return -EFAULT;
+	return ret;
+}
+
+/* --- INIT ------------------------------------------------------------------------ */
+
+/* The kernel's platform checks on the SIGSTRUCT (facts §5 step 8). */
+static int check_sigstruct_masks(const struct sgx_sigstruct *ss)
+{
+	uint32_t r0[4], r1[4];
+	uint64_t attr_rsvd, xfrm_rsvd, misc_rsvd;
+
+	sgxemu_platform_cpuid(0, r0);
+	sgxemu_platform_cpuid(1, r1);
+	misc_rsvd = ~(uint64_t)r0[1] | ~1ULL;
+	attr_rsvd = ~((uint64_t)r1[1] << 32 | r1[0]) |
+		    (1ULL << 3) | SGX_ATTR_CET | (1ULL << 8) | (1ULL << 9) |
+		    ~((1ULL << 11) - 1);
+	xfrm_rsvd = ~((uint64_t)r1[3] << 32 | r1[2]);
+	if (ss->body.attributes.flags & ss->body.attributemask.flags & attr_rsvd)
+		return -EINVAL;
+	if ((uint64_t)(ss->body.miscselect & ss->body.miscmask) & misc_rsvd)
+		return -EINVAL;
+	if (ss->body.attributes.xfrm & ss->body.attributemask.xfrm & xfrm_rsvd)
+		return -EINVAL;
+	return 0;
+}
+
+static long ioc_init(struct sgx_file *f, unsigned long arg)
+{
+	struct sgx_encl *encl = f->encl;
+	struct sgx_enclave_init ioc;
+	static __thread struct sgx_sigstruct ss;
+	int sgx_err = 0, ret;
+
+	if (!encl->created || encl->initialized) {
+		sgx_drv_log("INIT: the enclave is %s",
+			    encl->created ? "already initialized" : "not created");
+		return -EINVAL;
+	}
+	if (sgx_copy_from_user(&ioc, arg, sizeof(ioc)) ||
+	    sgx_copy_from_user(&ss, ioc.sigstruct, sizeof(ss))) {
+		sgx_drv_log("INIT: bad pointer");
+		return -EFAULT;
+	}
+	if (ss.header.vendor != 0 && ss.header.vendor != SGX_SIGSTRUCT_VENDOR_INTEL) {
+		sgx_drv_log("INIT: SIGSTRUCT.VENDOR 0x%x is neither 0 nor 0x8086",
+			    ss.header.vendor);
+		return -EINVAL;
+	}
+	if (encl->attributes & ~encl->attributes_mask) {
+		sgx_drv_log("INIT: attributes 0x%llx not allowed (allowed 0x%llx:"
+			    " PROVISIONKEY needs %s, EINITTOKENKEY is never allowed)",
+			    (unsigned long long)encl->attributes,
+			    (unsigned long long)encl->attributes_mask,
+			    f->api == SGX_API_SEED ? "SET_ATTRIBUTE" :
+			    "PROVISION after CREATE");
+		return -EACCES;
+	}
+	if (check_sigstruct_masks(&ss)) {
+		sgx_drv_log("INIT: SIGSTRUCT requests reserved attribute, "
+			    "MISCSELECT or XFRM bits");
+		return -EINVAL;
+	}
+	/* The engine writes the launch-control MSRs with the signer's hash
+	 * before EINIT, as the kernel does on FLC parts. */
+	ret = sgxemu_enclave_init(encl->engine, &ss, NULL, &sgx_err);
+	if (ret == -EIO && sgx_err > 0 && !SGX_IS_FAULT(sgx_err)) {
+		sgx_drv_log("INIT: EINIT returned %d (%s)", sgx_err,
+			    sgx_error_name(sgx_err));
+		return f->api == SGX_API_SEED ? sgx_err : -EPERM;
+	}
+	if (ret) {
+		sgx_drv_log("INIT: EINIT failed (%s)", strerror(-ret));
+		if (ret == -EIO)
+			return f->api == SGX_API_SEED ? -EFAULT : -EIO;
+		return ret;
+	}
+	encl->initialized = true;
+	return 0;
+}
+
+/* --- PROVISION / SET_ATTRIBUTE ------------------------------------------------------- */
+
+static long ioc_provision(struct sgx_file *f, unsigned long arg)
+{
+	struct sgx_enclave_provision ioc;
+	struct sgx_file *pf;
+
+	if (sgx_copy_from_user(&ioc, arg, sizeof(ioc)))
+		return -EFAULT;
+	pf = sgx_fd_resolver ? sgx_fd_resolver((int)(unsigned int)ioc.fd) : NULL;
+	if (!pf || pf->dev != SGX_DEV_PROVISION || pf->api != f->api) {
+		sgx_drv_log("PROVISION: fd %u is not an open %s",
+			    (unsigned int)ioc.fd,
+			    sgx_dev_path(f->api, SGX_DEV_PROVISION));
+		return -EINVAL;
+	}
+	f->encl->attributes_mask |= SGX_ATTR_PROVISIONKEY;
+	return 0;
+}
+
+/* --- dispatch ------------------------------------------------------------------------- */
+
+long sgx_drv_ioctl(struct sgx_file *f, unsigned long cmd, unsigned long arg)
+{
+	struct sgx_encl *encl = f->encl;
+	bool busy = false;
+	long ret;
+
+	if (f->dev != SGX_DEV_ENCLAVE || !encl)
+		return -ENOTTY;
+	/* One ioctl at a time per enclave, unknown commands included. */
+	if (!atomic_compare_exchange_strong(&encl->in_ioctl, &busy, true)) {
+		sgx_drv_log("ioctl 0x%lx: another ioctl is running", cmd);
+		return -EBUSY;
+	}
+	if (f->api == SGX_API_MAINLINE) {
+		switch (cmd) {
+		case SGX_IOC_ENCLAVE_CREATE:
+			ret = ioc_create(f, arg);
+			break;
+		case SGX_IOC_ENCLAVE_ADD_PAGES:
+			ret = ioc_add_pages(f, arg);
+			break;
+		case SGX_IOC_ENCLAVE_INIT:
+			ret = ioc_init(f, arg);
+			break;
+		case SGX_IOC_ENCLAVE_PROVISION:
+			ret = ioc_provision(f, arg);
+			break;
+		case SGX_IOC_ENCLAVE_RESTRICT_PERMISSIONS:
+		case SGX_IOC_ENCLAVE_MODIFY_TYPES:
+		case SGX_IOC_ENCLAVE_REMOVE_PAGES: {
+			uint32_t r0[4];
+
+			sgxemu_platform_cpuid(0, r0);
+			sgx_drv_log("ioctl 0x%lx: SGX2 page management is not "
+				    "implemented", cmd);
+			ret = (r0[0] & 2) ? -ENOTTY : -ENODEV;
+			break;
+		}
+		default:
+			ret = -ENOTTY;
+		}
+	} else {
+		switch (cmd) {
+		case SGX_IOC_ENCLAVE_CREATE:
+			ret = ioc_create(f, arg);
+			break;
+		case SGX_SEED_IOC_ENCLAVE_ADD_PAGE:
+			ret = ioc_add_page_seed(f, arg);
+			break;
+		case SGX_IOC_ENCLAVE_INIT:
+			ret = ioc_init(f, arg);
+			break;
+		case SGX_SEED_IOC_ENCLAVE_SET_ATTRIBUTE:
+			ret = ioc_provision(f, arg);
+			break;
+		default:
+			ret = -ENOTTY;
+		}
+	}
+	atomic_store(&encl->in_ioctl, false);
+	return ret;
+}

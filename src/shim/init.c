@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libsgxemu.so's start-up and its signal functions.
+ *
+ * The constructor runs before main() (and before the constructors of the
+ * program's own libraries that come later in the load order): it publishes
+ * the vDSO image with __vdso_sgx_enter_enclave in the auxiliary vector,
+ * where getauxval(AT_SYSINFO_EHDR) and programs walking the vector after
+ * environ find it. Nothing else happens until the program opens an SGX
+ * device: the emulated platform (EPC, the engine's signal handlers) comes
+ * up then, so programs that never use SGX run as they would without the
+ * shim.
+ *
+ * Environment:
+ *   SGXEMU_DEBUG=1          each refusal's reason on stderr
+ *   SGXEMU_VDSO=0           do not publish the vDSO image
+ *   SGXEMU_VDSO_ABI=seed|mainline   force the vDSO entry's ABI
+ *   (the engine's variables: see include/sgxemu/sgxemu.h)
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sgxemu/sgxemu.h"
+#include "shim/shim.h"
+
+void shim_interpose_init(void);
+
+static bool debug;
+
+void shim_log(const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+	int n;
+
+	if (!debug)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if (n > (int)sizeof(buf) - 2)
+		n = (int)sizeof(buf) - 2;
+	buf[n++] = '\n';
+	if (write(STDERR_FILENO, "sgxemu: ", 8) < 0 ||
+	    write(STDERR_FILENO, buf, (size_t)n) < 0)
+		return;
+}
+
+static bool env_true(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v && strcmp(v, "0") != 0;
+}
+
+/*
+ * The engine: reached once the platform is up (the first enclave device).
+ * Until then signals are the program's own business.
+ */
+static atomic_bool engine_ready;
+
+void shim_engine_start(void)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	int ret;
+
+	if (atomic_load(&engine_ready))
+		return;
+	pthread_mutex_lock(&lock);
+	if (!atomic_load(&engine_ready)) {
+		ret = sgxemu_register_fixup((uintptr_t)sgxemu_vdso_main_aep,
+					    (uintptr_t)sgxemu_vdso_main_fixup,
+					    SGXEMU_FIXUP_LINUX);
+		if (!ret)
+			ret = sgxemu_register_fixup((uintptr_t)sgxemu_vdso_seed_aep,
+						    (uintptr_t)sgxemu_vdso_seed_fixup,
+						    SGXEMU_FIXUP_LINUX);
+		if (ret)
+			shim_log("vDSO exception fixups not registered (%s): "
+				 "enclave exceptions will arrive as signals",
+				 strerror(-ret));
+		atomic_store(&engine_ready, true);
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+/* --- signals --------------------------------------------------------------- */
+
+typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+
+static int real_sigaction(int sig, const struct sigaction *act,
+			  struct sigaction *old)
+{
+	static sigaction_fn fn;
+
+	if (!fn)
+		fn = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+	return fn(sig, act, old);
+}
+
+static int do_sigaction(int sig, const struct sigaction *act,
+			struct sigaction *old, bool internal)
+{
+	/* The engine's own handlers, and everything before the platform
+	 * exists, go straight to the kernel. */
+	if (internal || !atomic_load_explicit(&engine_ready, memory_order_acquire))
+		return real_sigaction(sig, act, old);
+	return sgxemu_sigaction(sig, act, old);
+}
+
+int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	return do_sigaction(sig, act, old,
+			    shim_internal_caller(__builtin_return_address(0)));
+}
+
+int __sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	return do_sigaction(sig, act, old,
+			    shim_internal_caller(__builtin_return_address(0)));
+}
+
+static sighandler_t set_handler(int sig, sighandler_t h, int flags)
+{
+	struct sigaction act, old;
+
+	memset(&act, 0, sizeof(act));
+	act.sa_handler = h;
+	act.sa_flags = flags;
+	sigemptyset(&act.sa_mask);
+	if (!(flags & SA_NODEFER))
+		sigaddset(&act.sa_mask, sig);
+	if (do_sigaction(sig, &act, &old, false))
+		return SIG_ERR;
+	return old.sa_handler;
+}
+
+/* glibc's signal() has BSD semantics: restartable, handler stays. */
+sighandler_t signal(int sig, sighandler_t h)
+{
+	return set_handler(sig, h, SA_RESTART);
+}
+
+sighandler_t bsd_signal(int sig, sighandler_t h)
+{
+	return set_handler(sig, h, SA_RESTART);
+}
+
+sighandler_t sysv_signal(int sig, sighandler_t h)
+{
+	return set_handler(sig, h, SA_RESETHAND | SA_NODEFER);
+}
+
+sighandler_t __sysv_signal(int sig, sighandler_t h)
+{
+	return set_handler(sig, h, SA_RESETHAND | SA_NODEFER);
+}
+
+/* --- start-up -------------------------------------------------------------- */
+
+__attribute__((constructor(101)))
+static void shim_init(int argc, char **argv, char **envp)
+{
+	const char *abi = getenv("SGXEMU_VDSO_ABI");
+	void *image;
+	int ret;
+
+	(void)argc;
+	(void)argv;
+	shim_interpose_init();
+	debug = env_true("SGXEMU_DEBUG");
+	sgx_drv_debug = debug;
+	sgxemu_vdso_enclu = (void *)sgxemu_enclu_entry;
+	if (abi)
+		sgxemu_vdso_abi = !strcmp(abi, "seed") || !strcmp(abi, "v22");
+	if (getenv("SGXEMU_VDSO") && !env_true("SGXEMU_VDSO"))
+		return;
+	ret = shim_vdso_build((void *)sgxemu_vdso_sgx_enter_enclave, &image);
+	if (!ret)
+		ret = shim_vdso_publish(envp, image);
+	if (ret)
+		shim_log("vDSO with __vdso_sgx_enter_enclave not published: %s",
+			 strerror(-ret));
+}

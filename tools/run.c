@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `sgxemu run [OPTIONS] PROG [ARGS...]`: run an unmodified SGX program with
+ * libsgxemu.so preloaded, so that its /dev/sgx* files, ioctls, enclave
+ * mappings and vDSO entry are served by the emulator.
+ *
+ * The shim is looked for next to this binary (the build tree:
+ * build/sgxemu and build/libsgxemu.so) and then in PREFIX/lib/sgxemu
+ * relative to it (an installed bin/sgxemu finds ../lib/sgxemu/). Options
+ * become environment variables, so they also reach the program's children.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "commands.h"
+
+static const char usage[] =
+	"usage: sgxemu run [OPTIONS] PROG [ARGS...]\n"
+	"\n"
+	"Run PROG with the SGX emulator preloaded: /dev/sgx_enclave and\n"
+	"/dev/sgx_provision (mainline API), /dev/sgx/enclave and\n"
+	"/dev/sgx/provision (seed v22 API) open, their ioctls and mappings\n"
+	"behave as the Linux driver's, and the vDSO exports\n"
+	"__vdso_sgx_enter_enclave. Exit status: PROG's.\n"
+	"\n"
+	"options:\n"
+	"  --epc-size SIZE   EPC size in bytes (suffix K, M or G; default 93.5M)\n"
+	"  --guard           guard mode: ELRANGE inaccessible to host code while\n"
+	"                    no thread is in the enclave\n"
+	"  --no-sgx2         enumerate an SGX1-only processor\n"
+	"  --vdso-abi ABI    force the vDSO entry's ABI: mainline or seed\n"
+	"                    (default: that of the first enclave device opened)\n"
+	"  --debug           print the reason of every refusal on stderr\n"
+	"  --lib PATH        use this libsgxemu.so\n"
+	"  -h, --help        this text\n";
+
+/* The directory of the running binary, with a trailing '/'. */
+static int self_dir(char *buf, size_t len)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+	char *slash;
+
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	slash = strrchr(buf, '/');
+	if (!slash)
+		return -1;
+	slash[1] = 0;
+	return 0;
+}
+
+static int find_shim(char *out, size_t len)
+{
+	static const char *const rel[] = {
+		"libsgxemu.so", "../lib/sgxemu/libsgxemu.so",
+	};
+	char dir[PATH_MAX];
+
+	if (self_dir(dir, sizeof(dir)))
+		return -1;
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		char path[PATH_MAX * 2];
+
+		snprintf(path, sizeof(path), "%s%s", dir, rel[i]);
+		if (!access(path, R_OK) && realpath(path, out)) {
+			(void)len;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* SIZE: digits with an optional K/M/G suffix (binary units). */
+static bool parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	uint64_t mul = 1;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s)
+		return false;
+	if (*end) {
+		switch (*end) {
+		case 'k': case 'K': mul = 1ULL << 10; break;
+		case 'm': case 'M': mul = 1ULL << 20; break;
+		case 'g': case 'G': mul = 1ULL << 30; break;
+		default: return false;
+		}
+		if (end[1] && strcmp(end + 1, "iB") && strcmp(end + 1, "B"))
+			return false;
+	}
+	if (v > UINT64_MAX / mul)
+		return false;
+	*out = v * mul;
+	return *out && !(*out & 4095);
+}
+
+static int run_main(int argc, char **argv)
+{
+	char shim[PATH_MAX] = "";
+	const char *lib = NULL;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (a[0] != '-')
+			break;
+		if (!strcmp(a, "--")) {
+			i++;
+			break;
+		}
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(usage, stdout);
+			return CLI_EXIT_OK;
+		} else if (!strcmp(a, "--guard")) {
+			setenv("SGXEMU_GUARD", "1", 1);
+		} else if (!strcmp(a, "--no-sgx2")) {
+			setenv("SGXEMU_SGX2", "0", 1);
+		} else if (!strcmp(a, "--debug")) {
+			setenv("SGXEMU_DEBUG", "1", 1);
+		} else if (!strcmp(a, "--epc-size") || !strncmp(a, "--epc-size=", 11)) {
+			const char *v = a[10] == '=' ? a + 11 : (i + 1 < argc ? argv[++i] : NULL);
+			uint64_t size;
+
+			if (!v || !parse_size(v, &size)) {
+				cli_error("--epc-size needs a size in bytes, a multiple "
+					  "of 4096 (suffix K, M or G), not '%s'",
+					  v ? v : "");
+				return CLI_EXIT_USAGE;
+			}
+			setenv("SGXEMU_EPC_SIZE", v, 1);
+		} else if (!strcmp(a, "--vdso-abi") || !strncmp(a, "--vdso-abi=", 11)) {
+			const char *v = a[10] == '=' ? a + 11 : (i + 1 < argc ? argv[++i] : NULL);
+
+			if (!v || (strcmp(v, "seed") && strcmp(v, "mainline"))) {
+				cli_error("--vdso-abi is 'mainline' or 'seed'");
+				return CLI_EXIT_USAGE;
+			}
+			setenv("SGXEMU_VDSO_ABI", v, 1);
+		} else if (!strcmp(a, "--lib") || !strncmp(a, "--lib=", 6)) {
+			lib = a[5] == '=' ? a + 6 : (i + 1 < argc ? argv[++i] : NULL);
+			if (!lib) {
+				cli_error("--lib needs a path");
+				return CLI_EXIT_USAGE;
+			}
+		} else {
+			cli_error("unknown option '%s' (try 'sgxemu run --help')", a);
+			return CLI_EXIT_USAGE;
+		}
+	}
+	if (i >= argc) {
+		cli_error("no program to run (try 'sgxemu run --help')");
+		return CLI_EXIT_USAGE;
+	}
+	if (lib) {
+		if (access(lib, R_OK) || !realpath(lib, shim)) {
+			cli_error("cannot use %s: %s", lib, strerror(errno));
+			return CLI_EXIT_FAIL;
+		}
+	} else if (find_shim(shim, sizeof(shim))) {
+		cli_error("libsgxemu.so not found next to this sgxemu nor in "
+			  "../lib/sgxemu/ (build it with make, or pass --lib)");
+		return CLI_EXIT_FAIL;
+	}
+	/* Keep the program's own preloads, after ours. */
+	{
+		const char *old = getenv("LD_PRELOAD");
+		char *val;
+
+		if (old && *old) {
+			size_t n = strlen(shim) + strlen(old) + 2;
+
+			val = malloc(n);
+			if (!val) {
+				cli_error("out of memory");
+				return CLI_EXIT_FAIL;
+			}
+			snprintf(val, n, "%s:%s", shim, old);
+		} else {
+			val = shim;
+		}
+		setenv("LD_PRELOAD", val, 1);
+	}
+	execvp(argv[i], &argv[i]);
+	cli_error("cannot run %s: %s", argv[i], strerror(errno));
+	return errno == ENOENT ? 127 : 126;
+}
+
+const struct cli_command cmd_run = {
+	.name = "run",
+	.summary = "run an unmodified SGX program on the emulator",
+	.usage = usage,
+	.main = run_main,
+};

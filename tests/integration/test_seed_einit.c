@@ -170,8 +170,8 @@ static int launch(const uint8_t *bin, size_t size,
 	return ret;
 }
 
-/* Run `sgxemu sign` on the seed enclave with the seed's key. */
-static struct sgx_sigstruct *sgxemu_sign(void)
+/* Run `sgxemu sign` on image @in with the seed's key. */
+static struct sgx_sigstruct *sgxemu_sign(const char *in)
 {
 	const char *key = test_shared_path(SEED_SRC "/signing_key.pem");
 	char out[] = "/tmp/sgxemu-seed-ss-XXXXXX", cmd[8192];
@@ -186,9 +186,8 @@ static struct sgx_sigstruct *sgxemu_sign(void)
 	if (fd < 0)
 		return NULL;
 	close(fd);
-	snprintf(cmd, sizeof(cmd),
-		 "%s/sgxemu sign --key '%s' --in %s/seed/encl.bin --out %s",
-		 test_build_dir(), key, test_build_dir(), out);
+	snprintf(cmd, sizeof(cmd), "%s/sgxemu sign --key '%s' --in '%s' --out %s",
+		 test_build_dir(), key, in, out);
 	if (system(cmd) == 0) {
 		data = test_read_file(out, &n);
 		if (data && n == sizeof(*ss)) {
@@ -216,11 +215,13 @@ TEST(seed_einit_with_sgxemu_sigstruct)
 {
 	struct sgx_sigstruct *ss;
 	struct seed_files f;
+	char in[4096];
 
 	if (!load_seed(&f))
 		test_skip("%s/seed/encl.bin not built (make seed-build)",
 			  test_build_dir());
-	ss = sgxemu_sign();
+	snprintf(in, sizeof(in), "%s/seed/encl.bin", test_build_dir());
+	ss = sgxemu_sign(in);
 	REQUIRE(ss != NULL);
 	CHECK_MEM(ss, f.ss, sizeof(*ss));
 	CHECK_EQ(launch(f.bin, f.bin_size, ss, true), 0);
@@ -250,5 +251,39 @@ TEST(seed_einit_needs_launch_control)
 		test_skip("seed enclave not built");
 	CHECK_EQ(launch(f.bin, f.bin_size, f.ss, false),
 		 SGX_INVALID_EINITTOKEN);
+	free_seed(&f);
+}
+
+/*
+ * EADD clears the TCS fields the processor owns (STATE, CSSA, AEP,
+ * FLAGS.DBGOPTIN) before the page is measured; `sgxemu sign` must measure
+ * the cleared bytes too, or its SIGSTRUCT would not launch an image whose
+ * TCS carries junk there.
+ */
+TEST(sgxemu_sign_measures_tcs_as_eadd_leaves_it)
+{
+	char in[] = "/tmp/sgxemu-seed-bin-XXXXXX";
+	struct sgx_sigstruct *ss;
+	struct seed_files f;
+	struct sgx_tcs tcs;
+	int fd;
+
+	if (!load_seed(&f))
+		test_skip("seed enclave not built");
+	memcpy(&tcs, f.bin, sizeof(tcs));
+	tcs.state = 0x5a5a;
+	tcs.flags |= SGX_TCS_DBGOPTIN;
+	tcs.cssa = 1;
+	tcs.aep = 0x1234;
+	memcpy(f.bin, &tcs, sizeof(tcs));
+	fd = mkstemp(in);
+	REQUIRE(fd >= 0);
+	REQUIRE(write(fd, f.bin, f.bin_size) == (ssize_t)f.bin_size);
+	close(fd);
+	ss = sgxemu_sign(in);
+	unlink(in);
+	REQUIRE(ss != NULL);
+	CHECK_EQ(launch(f.bin, f.bin_size, ss, true), 0);
+	free(ss);
 	free_seed(&f);
 }

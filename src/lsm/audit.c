@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <stdatomic.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 
 #include "lsm/audit.h"
@@ -108,6 +109,42 @@ static const char *errno_name(int err)
 	}
 }
 
+/* mkdir -p of the log's directory, mode 0700 (the default lives in ~). */
+static void make_log_dir(const char *path)
+{
+	char dir[256];
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	for (char *c = dir + 1; *c; c++) {
+		if (*c != '/')
+			continue;
+		*c = '\0';
+		mkdir(dir, 0700);
+		*c = '/';
+	}
+}
+
+/* The log's descriptor; stderr when asked, or when the file cannot be opened. */
+static int open_log(const struct lsm_policy *p)
+{
+	char path[256];
+	int fd;
+
+	if (!strcmp(p->audit_log, "-"))
+		return STDERR_FILENO;
+	if (p->audit_log[0])
+		snprintf(path, sizeof(path), "%s", p->audit_log);
+	else if (lsm_audit_default_path(path, sizeof(path)))
+		return STDERR_FILENO;
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0 && errno == ENOENT) {
+		make_log_dir(path);
+		fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	}
+	/* Never lose a record silently: fall back to stderr. */
+	return fd < 0 ? STDERR_FILENO : fd;
+}
+
 void lsm_audit(const struct lsm_policy *p, const struct lsm_audit_event *ev)
 {
 	struct timespec ts;
@@ -161,18 +198,15 @@ void lsm_audit(const struct lsm_policy *p, const struct lsm_audit_event *ev)
 	add_quoted(&l, "policy", p->source);
 	add(&l, "\n");
 
-	if (p->audit_log[0]) {
-		fd = open(p->audit_log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
-			  0600);
-		if (fd < 0) {
-			/* Never lose a record silently: fall back to stderr. */
-			fd = STDERR_FILENO;
-		}
-	} else {
-		fd = STDERR_FILENO;
-	}
+	fd = open_log(p);
 	if (write(fd, l.buf, l.len) < 0)
 		l.len = 0;
 	if (fd != STDERR_FILENO)
 		close(fd);
+	/* A denial also gets its one-line reason where the user looks first. */
+	if (ev->denied && fd != STDERR_FILENO)
+		dprintf(STDERR_FILENO, "sgxemu: %s%s denied by policy rule %s "
+			"(line %d): %s\n", ev->op, p->permissive ?
+			" would be" : "", ev->rule ? ev->rule : "?", ev->line,
+			errno_name(ev->err));
 }

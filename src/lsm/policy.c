@@ -4,7 +4,7 @@
  *
  *   mode enforcing|permissive
  *   audit none|denials|all
- *   audit-log stderr|PATH
+ *   audit-log default|stderr|PATH
  *   page.noexec-source   deny|strip-exec|allow
  *   page.nonexec-file    deny|strip-exec|allow
  *   page.anon-exec       deny|strip-exec|allow
@@ -47,6 +47,24 @@ static int fail(char *why, size_t whylen, const char *name, int line,
 		va_end(ap);
 	}
 	return -EINVAL;
+}
+
+int lsm_audit_default_path(char *buf, size_t len)
+{
+	const char *env = getenv("SGXEMU_AUDIT_LOG");
+	const char *xdg = getenv("XDG_STATE_HOME");
+	const char *home = getenv("HOME");
+	int n;
+
+	if (env && *env)
+		n = snprintf(buf, len, "%s", env);
+	else if (xdg && *xdg)
+		n = snprintf(buf, len, "%s/sgxemu/audit.log", xdg);
+	else if (home && *home)
+		n = snprintf(buf, len, "%s/.local/state/sgxemu/audit.log", home);
+	else
+		return -ENOENT;
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
 const char *lsm_action_name(enum lsm_action a)
@@ -198,9 +216,13 @@ static int parse_line(const char *name, int lineno, char *line,
 	if (!strcmp(w[0], "audit-log")) {
 		if (n != 2 || strlen(w[1]) >= sizeof(p->audit_log))
 			return fail(why, whylen, name, lineno,
-				    "'audit-log' takes stderr or one path (< 256 bytes)");
-		snprintf(p->audit_log, sizeof(p->audit_log), "%s",
-			 strcmp(w[1], "stderr") ? w[1] : "");
+				    "'audit-log' takes default, stderr or one path "
+				    "(< 256 bytes)");
+		if (!strcmp(w[1], "default"))
+			p->audit_log[0] = '\0';
+		else
+			snprintf(p->audit_log, sizeof(p->audit_log), "%s",
+				 strcmp(w[1], "stderr") ? w[1] : "-");
 		return 0;
 	}
 	if (!strcmp(w[0], "signer") || !strcmp(w[0], "enclave")) {

@@ -41,7 +41,7 @@ struct lsm_policy {
 	char source[256];		/* file name, or "built-in default" */
 	bool permissive;		/* log denials, deny nothing */
 	enum lsm_audit_level audit;
-	char audit_log[256];		/* "" = stderr */
+	char audit_log[256];		/* "" = the default log, "-" = stderr */
 
 	struct lsm_setting noexec_source;	/* page.noexec-source */
 	struct lsm_setting nonexec_file;	/* page.nonexec-file */
@@ -75,6 +75,13 @@ int lsm_policy_parse(const char *name, const char *text,
 		     struct lsm_policy *p, char *why, size_t whylen);
 
 void lsm_policy_free(struct lsm_policy *p);
+
+/*
+ * The default audit log: $SGXEMU_AUDIT_LOG, else
+ * $XDG_STATE_HOME/sgxemu/audit.log, else ~/.local/state/sgxemu/audit.log.
+ * Returns 0, or -ENOENT / -ENAMETOOLONG.
+ */
+int lsm_audit_default_path(char *buf, size_t len);
 
 /* "allow" / "deny" / "strip-exec" */
 const char *lsm_action_name(enum lsm_action a);

@@ -63,7 +63,9 @@ if "$SGXEMU" --help | grep -q '^usage: sgxemu' &&
    "$SGXEMU" --help | grep -q 'dump'; then ok help_overview
 else bad help_overview "sgxemu --help lacks usage or a command"; fi
 
-for c in sign measure dump; do
+# Every command `sgxemu --help` lists (so new ones are covered too).
+cmds=$("$SGXEMU" --help | sed -nE 's/^  ([a-z]+) .*/\1/p')
+for c in $cmds; do
 	if "$SGXEMU" help "$c" | grep -q "^usage: sgxemu $c" &&
 	   "$SGXEMU" "$c" --help | grep -q "^usage: sgxemu $c"; then
 		ok "help_$c"

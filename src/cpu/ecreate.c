@@ -28,8 +28,7 @@ static int ecreate_validate_secs(const struct sgx_cpu *cpu,
 		return SGX_GP;
 	if (secs->miscselect & ~cpu->config.miscselect_supported)
 		return SGX_GP;
-	if (frame < (uint64_t)sgx_xsave_size(xfrm) + SGX_GPRSGX_SIZE +
-		    sgx_misc_size(secs->miscselect))
+	if (frame < sgx_ssa_frame_min(xfrm, secs->miscselect))
 		return SGX_GP;
 	/*
 	 * This processor only runs 64-bit code: the native engine executes

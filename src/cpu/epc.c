@@ -90,6 +90,12 @@ uint32_t sgx_misc_size(uint32_t miscselect)
 	return (miscselect & SGX_MISC_EXINFO) ? sizeof(struct sgx_exinfo) : 0;
 }
 
+uint64_t sgx_ssa_frame_min(uint64_t xfrm, uint32_t miscselect)
+{
+	return (uint64_t)sgx_xsave_size(xfrm) + sgx_misc_size(miscselect) +
+	       SGX_GPRSGX_SIZE;
+}
+
 /* Split the EPC into @n sections with distinct "physical" bases. */
 static void sgx_epc_sections(struct sgx_cpu *cpu, unsigned n)
 {

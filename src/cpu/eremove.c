@@ -57,6 +57,8 @@ int sgx_eremove(struct sgx_cpu *cpu, void *epc_page)
 		break;
 	case SGX_PT_SECS:
 		ctl = cpu->ctl[index];
+		if (!ctl)
+			break;
 		if (ctl->child_count) {
 			ret = SGX_CHILD_PRESENT;
 			goto out;

@@ -66,6 +66,8 @@ uint64_t sgx_host_xcr0(void);
 
 /* Bytes of MISC region that MISCSELECT selects (EXINFO: 16). */
 uint32_t sgx_misc_size(uint32_t miscselect);
+/* Smallest SSA frame, in bytes: XSAVE(XFRM) + MISC + GPRSGX. */
+uint64_t sgx_ssa_frame_min(uint64_t xfrm, uint32_t miscselect);
 
 /* IA32_SGXLEPUBKEYHASH0..3 as a 32-byte MRSIGNER-format hash. */
 void sgx_lehash_bytes(const struct sgx_cpu *cpu, uint8_t hash[32]);

@@ -217,6 +217,28 @@ TEST(einit_q1_wrong_invalid_signature)
 	CHECK_EQ(EINIT(), SGX_INVALID_SIGNATURE);
 }
 
+/*
+ * Q1 - 1 with Q2 + s keeps s^3 - Q1*s*n - Q2*n unchanged, so only the
+ * Q1 == floor(s^2/n) check itself can refuse it.
+ */
+TEST(einit_q1_wrong_q2_consistent_invalid_signature)
+{
+	SETUP();
+	BIGNUM *q1 = BN_lebin2bn(sig->q1, 384, NULL);
+	BIGNUM *q2 = BN_lebin2bn(sig->q2, 384, NULL);
+	BIGNUM *s = BN_lebin2bn(sig->signature, 384, NULL);
+
+	REQUIRE(q1 && q2 && s);
+	REQUIRE(BN_sub_word(q1, 1) && BN_add(q2, q2, s));
+	REQUIRE(BN_num_bytes(q2) <= 384);
+	REQUIRE(BN_bn2lebinpad(q1, sig->q1, 384) == 384);
+	REQUIRE(BN_bn2lebinpad(q2, sig->q2, 384) == 384);
+	CHECK_EQ(EINIT(), SGX_INVALID_SIGNATURE);
+	BN_free(q1);
+	BN_free(q2);
+	BN_free(s);
+}
+
 TEST(einit_q2_wrong_invalid_signature)
 {
 	SETUP();
@@ -466,6 +488,18 @@ static void make_token(struct sgx_cpu *cpu, struct sgx_einittoken *tok,
 	REQUIRE(t_sign_sig1(sig)); \
 	make_token(&cpu, tok, STD_FLAGS)
 
+/* Re-MAC @tok after editing it, as a (malicious or buggy) LE would. */
+static void remac(struct sgx_cpu *cpu, struct sgx_einittoken *tok)
+{
+	uint8_t le_hash[32], key[16];
+
+	for (int i = 0; i < 4; i++)
+		for (int b = 0; b < 8; b++)
+			le_hash[8 * i + b] = (uint8_t)(cpu->lepubkeyhash[i] >> (8 * b));
+	REQUIRE(sgx_launch_key(&cpu->keys, tok, le_hash, key) == 0);
+	REQUIRE(sgx_cmac(key, tok, 192, tok->mac) == 0);
+}
+
 TEST(einit_token_ok_with_intel_msrs)
 {
 	TSETUP();
@@ -491,14 +525,24 @@ TEST(einit_token_reserved_einittoken)
 {
 	TSETUP();
 
+	/* each one with a correct MAC, so only the reserved check refuses it */
 	tok->valid |= 2;
+	remac(&cpu, tok);
 	CHECK_EQ(EINIT(), SGX_INVALID_EINITTOKEN);
 	make_token(&cpu, tok, STD_FLAGS);
 	tok->reserved1[43] = 1;
+	remac(&cpu, tok);
+	CHECK_EQ(EINIT(), SGX_INVALID_EINITTOKEN);
+	make_token(&cpu, tok, STD_FLAGS);
+	tok->reserved3[31] = 1;
+	remac(&cpu, tok);
 	CHECK_EQ(EINIT(), SGX_INVALID_EINITTOKEN);
 	make_token(&cpu, tok, STD_FLAGS);
 	tok->reserved4[0] = 1;
+	remac(&cpu, tok);
 	CHECK_EQ(EINIT(), SGX_INVALID_EINITTOKEN);
+	make_token(&cpu, tok, STD_FLAGS);
+	CHECK_EQ(EINIT(), 0);
 }
 
 TEST(einit_token_cpusvn_too_new)
@@ -521,17 +565,21 @@ TEST(einit_token_mac_wrong_einittoken)
 	CHECK_EQ(EINIT(), SGX_INVALID_EINITTOKEN);
 }
 
-TEST(einit_token_wrong_enclave_measurement)
+TEST(einit_token_wrong_mrenclave_measurement)
 {
 	TSETUP();
-	uint8_t le_hash[32], key[16];
 
 	tok->mrenclave[0] ^= 1;
-	for (int i = 0; i < 4; i++)
-		for (int b = 0; b < 8; b++)
-			le_hash[8 * i + b] = (uint8_t)(cpu.lepubkeyhash[i] >> (8 * b));
-	REQUIRE(sgx_launch_key(&cpu.keys, tok, le_hash, key) == 0);
-	REQUIRE(sgx_cmac(key, tok, 192, tok->mac) == 0);
+	remac(&cpu, tok);
+	CHECK_EQ(EINIT(), SGX_INVALID_MEASUREMENT);
+}
+
+TEST(einit_token_wrong_mrsigner_measurement)
+{
+	TSETUP();
+
+	tok->mrsigner[31] ^= 1;
+	remac(&cpu, tok);
 	CHECK_EQ(EINIT(), SGX_INVALID_MEASUREMENT);
 }
 

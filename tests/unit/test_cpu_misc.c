@@ -183,6 +183,12 @@ TEST(xsave_size_legacy_and_avx)
 	CHECK_EQ(sgx_xsave_size(SGX_XFRM_LEGACY | SGX_XFRM_AVX), 832);
 }
 
+TEST(ssa_frame_min)
+{
+	CHECK_EQ(sgx_ssa_frame_min(SGX_XFRM_LEGACY, 0), 576 + 184);
+	CHECK_EQ(sgx_ssa_frame_min(SGX_XFRM_LEGACY, SGX_MISC_EXINFO), 576 + 16 + 184);
+}
+
 TEST(xfrm_legal_rules)
 {
 	CHECK(sgx_xfrm_legal(0x3));

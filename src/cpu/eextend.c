@@ -41,17 +41,17 @@ int sgx_eextend(struct sgx_cpu *cpu, void *secs, void *chunk)
 	}
 	offset = epcm->enclave_address - ctl->base +
 		 ((uintptr_t)chunk & (SGX_PAGE_SIZE - 1));
-	/*
-	 * Holding the enclave lock keeps the SECS alive (EREMOVE takes it
-	 * before freeing) and orders records of concurrent EEXTENDs; the
-	 * global lock is not needed while hashing.
-	 */
-	pthread_mutex_lock(&ctl->lock);
-	pthread_mutex_unlock(&cpu->lock);
-
 	/* One 320-byte update: header record then the four data blocks. */
 	sgx_meas_eextend(rec, offset);
 	memcpy(rec + SGX_MEAS_BLOCK, chunk, SGX_EEXTEND_CHUNK);
+	/*
+	 * The chunk is copied while the EPCM still vouches for the page. The
+	 * enclave lock keeps the SECS alive (EREMOVE takes it before freeing)
+	 * and orders concurrent EEXTENDs; the global lock is not needed while
+	 * hashing.
+	 */
+	pthread_mutex_lock(&ctl->lock);
+	pthread_mutex_unlock(&cpu->lock);
 	EVP_DigestUpdate(ctl->mrenclave, rec, sizeof(rec));
 	ctl->update_counter += 5;
 	pthread_mutex_unlock(&ctl->lock);

@@ -63,6 +63,18 @@ static bool env_true(const char *name)
 	return v && *v && strcmp(v, "0") != 0;
 }
 
+typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+
+static int real_sigaction(int sig, const struct sigaction *act,
+			  struct sigaction *old)
+{
+	static sigaction_fn fn;
+
+	if (!fn)
+		fn = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+	return fn(sig, act, old);
+}
+
 /*
  * The engine: reached once the platform is up (the first enclave device).
  * Until then signals are the program's own business.
@@ -89,24 +101,29 @@ void shim_engine_start(void)
 			shim_log("vDSO exception fixups not registered (%s): "
 				 "enclave exceptions will arrive as signals",
 				 strerror(-ret));
+		/*
+		 * Handlers the program installed before this point went
+		 * straight to the kernel; hand them to the engine now, so a
+		 * signal that arrives in enclave mode exits the enclave
+		 * before the handler runs. (32 and 33 are glibc's own.)
+		 */
+		for (int sig = 1; sig < 65; sig++) {
+			struct sigaction old;
+
+			if (sig == SIGKILL || sig == SIGSTOP || sig == 32 ||
+			    sig == 33 || real_sigaction(sig, NULL, &old))
+				continue;
+			if (!(old.sa_flags & SA_SIGINFO) &&
+			    (old.sa_handler == SIG_DFL || old.sa_handler == SIG_IGN))
+				continue;
+			sgxemu_sigaction(sig, &old, NULL);
+		}
 		atomic_store(&engine_ready, true);
 	}
 	pthread_mutex_unlock(&lock);
 }
 
 /* --- signals --------------------------------------------------------------- */
-
-typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
-
-static int real_sigaction(int sig, const struct sigaction *act,
-			  struct sigaction *old)
-{
-	static sigaction_fn fn;
-
-	if (!fn)
-		fn = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
-	return fn(sig, act, old);
-}
 
 static int do_sigaction(int sig, const struct sigaction *act,
 			struct sigaction *old, bool internal)

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# `sgxemu run` and `sgxemu info` from the outside: programs that never
+# touch SGX behave exactly as without the shim (same output, same exit
+# status), options and errors of the CLI, the vDSO image for a program that
+# only reads the clock, and the man page.
+# Last line: "N passed, N failed, N skipped".
+set -u
+B=${B:-build}
+pass=0 fail=0 skip=0
+ok()  { echo "ok $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1: $2"; fail=$((fail + 1)); }
+skp() { echo "skip $1: $2"; skip=$((skip + 1)); }
+
+CLI=$B/sgxemu
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+if [ ! -x "$CLI" ] || [ ! -f "$B/libsgxemu.so" ]; then
+	bad shim "$CLI or $B/libsgxemu.so not built"
+	echo "$pass passed, $fail failed, $skip skipped"
+	exit 1
+fi
+
+# A program that never touches SGX: identical output and status.
+native=$(ls -la /usr/bin 2>&1; echo "rc=$?")
+shimmed=$("$CLI" run ls -la /usr/bin 2>&1; echo "rc=$?")
+[ "$native" = "$shimmed" ] && ok ls_unchanged || bad ls_unchanged "output differs"
+
+native=$(sh -c 'echo hello; exit 3' 2>&1; echo "rc=$?")
+shimmed=$("$CLI" run sh -c 'echo hello; exit 3' 2>&1; echo "rc=$?")
+[ "$native" = "$shimmed" ] && ok exit_status_passed || bad exit_status_passed "$shimmed"
+
+# The shim is really there (and reaches children through LD_PRELOAD).
+pre=$("$CLI" run sh -c 'echo "$LD_PRELOAD"')
+case "$pre" in *libsgxemu.so*) ok preloaded ;; *) bad preloaded "LD_PRELOAD='$pre'" ;; esac
+
+# Device paths stat as character devices under the shim only.
+if "$CLI" run test -c /dev/sgx_enclave && "$CLI" run test -c /dev/sgx/provision; then
+	ok device_nodes
+else
+	bad device_nodes "test -c failed under the shim"
+fi
+
+# A C program using files, pipes, mmap, fork, signals and the clock.
+cat > "$T/plain.c" <<'PROG'
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <fcntl.h>
+static volatile sig_atomic_t got;
+static void h(int s) { got = s; }
+int main(void)
+{
+	struct timespec ts;
+	struct stat st;
+	int p[2], fd;
+	char buf[16] = "";
+	char *m;
+	signal(SIGUSR1, h);
+	raise(SIGUSR1);
+	printf("signal %d\n", got);
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) || ts.tv_sec <= 0) return 1;
+	printf("clock ok\n");
+	m = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	strcpy(m, "mapped");
+	mprotect(m, 4096, PROT_READ);
+	printf("%s\n", m);
+	munmap(m, 8192);
+	if (pipe(p)) return 1;
+	if (fork() == 0) { write(p[1], "child", 6); _exit(7); }
+	read(p[0], buf, 6);
+	int status; wait(&status);
+	printf("%s %d\n", buf, WEXITSTATUS(status));
+	fd = open("/etc/hostname", O_RDONLY);
+	int fd2 = dup(fd);
+	printf("fstat %d\n", fstat(fd2, &st) == 0 && S_ISREG(st.st_mode));
+	close(fd); close(fd2);
+	printf("open missing %d\n", open("/dev/sgx_nope", O_RDONLY) < 0);
+	return 0;
+}
+PROG
+if cc -O1 -o "$T/plain" "$T/plain.c" 2>"$T/cc.err"; then
+	native=$("$T/plain" 2>&1; echo "rc=$?")
+	shimmed=$("$CLI" run "$T/plain" 2>&1; echo "rc=$?")
+	[ "$native" = "$shimmed" ] && ok c_program_unchanged || bad c_program_unchanged "native: $native / shim: $shimmed"
+else
+	bad c_program_unchanged "cannot compile: $(cat "$T/cc.err")"
+fi
+
+# CLI errors: usage 2, missing program 127.
+"$CLI" run >/dev/null 2>&1; [ $? -eq 2 ] && ok run_no_program || bad run_no_program "exit status"
+"$CLI" run --bogus true >/dev/null 2>&1; [ $? -eq 2 ] && ok run_bad_option || bad run_bad_option "exit status"
+"$CLI" run --epc-size 12x true >/dev/null 2>&1; [ $? -eq 2 ] && ok run_bad_epc_size || bad run_bad_epc_size "exit status"
+"$CLI" run /nonexistent/prog >/dev/null 2>&1; [ $? -eq 127 ] && ok run_missing_program || bad run_missing_program "exit status"
+"$CLI" run --epc-size 64M --guard true && ok run_options || bad run_options "exit status"
+"$CLI" run --help | grep -q 'sgxemu run' && ok run_help || bad run_help "no usage"
+
+# info.
+if out=$("$CLI" info 2>&1); then
+	for w in SGX1 MISCSELECT "EPC section 0" "launch control" engine; do
+		echo "$out" | grep -q "$w" || { bad info "no '$w' in: $out"; break; }
+	done
+	echo "$out" | grep -q "engine" && ok info
+	SGXEMU_SGX2=0 "$CLI" info | grep -q 'SGX2' && bad info_sgx1 "SGX2 listed" || ok info_sgx1
+else
+	bad info "exit status: $out"
+fi
+
+# The man page renders.
+if command -v man >/dev/null 2>&1 && [ -f docs/sgxemu.1 ]; then
+	man -l docs/sgxemu.1 2>/dev/null | grep -q 'sgxemu run' && ok man_page || bad man_page "does not render"
+elif [ -f docs/sgxemu.1 ]; then
+	grep -q '^\.TH SGXEMU 1' docs/sgxemu.1 && ok man_page || bad man_page "no .TH"
+else
+	bad man_page "docs/sgxemu.1 missing"
+fi
+
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,668 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * An SGX host program for the mainline API (<asm/sgx.h>, /dev/sgx_enclave,
+ * __vdso_sgx_enter_enclave with struct sgx_enclave_run) run under the shim,
+ * with its own enclave (tests/enclaves/shim_encl.h: four TCSs, an exception
+ * path): the vDSO image, devices, every ioctl and mmap rule with the
+ * kernel's errno (linux-driver-facts.md), fork and dup.
+ *
+ * The binary re-executes itself through `sgxemu run` when started without
+ * the shim (tests/run.sh starts it directly).
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "../enclaves/shim_encl.h"
+#include "test.h"
+
+#define SEED_KEY "seed-tree/tools/testing/selftests/x86/sgx/signing_key.pem"
+
+static const char *no_shim;
+
+__attribute__((constructor))
+static void under_shim(int argc, char **argv, char **envp)
+{
+	(void)argc;
+	(void)envp;
+	no_shim = shim_reexec(argv);
+}
+
+static EVP_PKEY *key(void)
+{
+	static EVP_PKEY *k;
+
+	if (!k)
+		k = shim_load_key(test_shared_path(SEED_KEY));
+	return k;
+}
+
+#define NEED_SHIM() do { if (no_shim) test_skip("%s", no_shim); } while (0)
+
+/* A ready enclave, or the test fails. */
+#define BUILD(e) do { \
+	NEED_SHIM(); \
+	REQUIRE(key()); \
+	int _r = shim_encl_build(&(e), key()); \
+	if (_r) test_fail(__FILE__, __LINE__, "build: %s", strerror(-_r)); \
+	REQUIRE(_r == 0); \
+	REQUIRE(shim_vdso_fn != NULL); \
+} while (0)
+
+static long ioctl_err(int fd, unsigned long cmd, void *arg)
+{
+	errno = 0;
+	return ioctl(fd, cmd, arg) ? errno : 0;
+}
+
+/* --- the vDSO ------------------------------------------------------------- */
+
+TEST(vdso_exports_sgx_enter_enclave_and_keeps_clock)
+{
+	int (*gettime)(clockid_t, struct timespec *);
+	struct timespec a, b;
+
+	NEED_SHIM();
+	CHECK(shim_vdso_sym("__vdso_sgx_enter_enclave") != NULL);
+	gettime = (int (*)(clockid_t, struct timespec *))
+		  shim_vdso_sym("__vdso_clock_gettime");
+	REQUIRE(gettime != NULL);
+	REQUIRE_EQ(gettime(CLOCK_MONOTONIC, &a), 0);
+	REQUIRE_EQ(clock_gettime(CLOCK_MONOTONIC, &b), 0);
+	CHECK(b.tv_sec - a.tv_sec <= 1 && b.tv_sec >= a.tv_sec);
+	CHECK(shim_vdso_sym("__vdso_getcpu") != NULL);
+	CHECK(shim_vdso_sym("no_such_symbol") == NULL);
+}
+
+/* --- device files ------------------------------------------------------- */
+
+TEST(devices_stat_as_character_devices)
+{
+	struct stat st;
+	int fd;
+
+	NEED_SHIM();
+	REQUIRE_EQ(stat("/dev/sgx_enclave", &st), 0);
+	CHECK(S_ISCHR(st.st_mode));
+	CHECK_EQ(major(st.st_rdev), 10);
+	REQUIRE_EQ(stat("/dev/sgx_provision", &st), 0);
+	CHECK(S_ISCHR(st.st_mode));
+	REQUIRE_EQ(stat("/dev/sgx/enclave", &st), 0);
+	CHECK(S_ISCHR(st.st_mode));
+	CHECK_EQ(access("/dev/sgx_enclave", R_OK | W_OK), 0);
+	fd = open("/dev/sgx_enclave", O_RDWR | O_CLOEXEC);
+	REQUIRE(fd >= 0);
+	REQUIRE_EQ(fstat(fd, &st), 0);
+	CHECK(S_ISCHR(st.st_mode));
+	close(fd);
+	/* Other paths are untouched. */
+	CHECK(stat("/dev/sgx_nonexistent", &st) != 0);
+	CHECK_EQ(errno, ENOENT);
+}
+
+/* --- building and running ---------------------------------------------- */
+
+TEST(ecall_on_every_tcs)
+{
+	struct sgx_enclave_run run;
+	struct shim_encl e;
+	uint64_t out[2];
+
+	BUILD(e);
+	for (int t = 0; t < SHIM_ENCL_NR_TCS; t++) {
+		memset(out, 0, sizeof(out));
+		CHECK_EQ(shim_ecall(&e, t, 0, out, 41 + t, &run), 0);
+		CHECK_EQ(run.function, SGX_EEXIT);
+		CHECK_EQ(out[0], 42 + t);
+		CHECK_EQ(out[1], e.base + SHIM_ENCL_TCS(t));
+	}
+}
+
+struct thr {
+	struct shim_encl *e;
+	int tcs;
+	int bad;
+};
+
+static void *thread_main(void *arg)
+{
+	struct thr *t = arg;
+	struct sgx_enclave_run run;
+	uint64_t out[2];
+
+	for (int i = 0; i < 200; i++) {
+		if (shim_ecall(t->e, t->tcs, 0, out, (unsigned long)i, &run) ||
+		    out[0] != (uint64_t)i + 1 ||
+		    out[1] != t->e->base + SHIM_ENCL_TCS(t->tcs))
+			t->bad++;
+	}
+	return NULL;
+}
+
+TEST(threads_on_separate_tcs)
+{
+	pthread_t th[SHIM_ENCL_NR_TCS];
+	struct thr t[SHIM_ENCL_NR_TCS];
+	struct shim_encl e;
+
+	BUILD(e);
+	for (int i = 0; i < SHIM_ENCL_NR_TCS; i++) {
+		t[i] = (struct thr){ &e, i, 0 };
+		REQUIRE_EQ(pthread_create(&th[i], NULL, thread_main, &t[i]), 0);
+	}
+	for (int i = 0; i < SHIM_ENCL_NR_TCS; i++) {
+		pthread_join(th[i], NULL);
+		CHECK_EQ(t[i].bad, 0);
+	}
+}
+
+/* A #PF inside the enclave: reported in run, handled in the enclave
+ * (EENTER with CSSA 1), then ERESUME finishes the call. */
+TEST(exception_reported_then_resumed)
+{
+	struct sgx_enclave_run run;
+	struct shim_encl e;
+	uint64_t out[2] = { 0 };
+	uint8_t *hole;
+
+	BUILD(e);
+	hole = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	REQUIRE(hole != MAP_FAILED);
+	CHECK_EQ(shim_ecall(&e, 1, 1, out, (unsigned long)(hole + 8), &run), 0);
+	CHECK_EQ(run.function, SGX_ERESUME);
+	CHECK_EQ(run.exception_vector, X86_TRAP_PF);
+	CHECK(run.exception_error_code & X86_PF_USER);
+	CHECK_EQ(run.exception_addr, (uint64_t)(uintptr_t)hole);
+	/* The enclave's handler: skip the 3-byte load. */
+	CHECK_EQ(shim_ecall(&e, 1, 0, out, SHIM_OP1_LEN, &run), 0);
+	CHECK_EQ(run.function, SGX_EEXIT);
+	/* MISCSELECT.EXINFO is clear: a #PF is not reported in EXITINFO. */
+	CHECK_EQ(out[0], 0);
+	/* ERESUME continues after the load. */
+	memset(&run, 0, sizeof(run));
+	run.tcs = e.base + SHIM_ENCL_TCS(1);
+	out[0] = 0;
+	CHECK_EQ(shim_vdso_call(0, 0, 0, SGX_ERESUME, 0, 0, &run), 0);
+	CHECK_EQ(run.function, SGX_EEXIT);
+	CHECK_EQ(out[0], 0x600d);
+	/* The TCS is usable again. */
+	CHECK_EQ(shim_ecall(&e, 1, 0, out, 1, &run), 0);
+	CHECK_EQ(out[0], 2);
+}
+
+TEST(ud2_and_epcm_readonly_write)
+{
+	struct sgx_enclave_run run;
+	struct shim_encl e;
+	uint64_t out[2] = { 0 };
+
+	BUILD(e);
+	CHECK_EQ(shim_ecall(&e, 2, 2, out, 0, &run), 0);
+	CHECK_EQ(run.function, SGX_ERESUME);
+	CHECK_EQ(run.exception_vector, X86_TRAP_UD);
+	CHECK_EQ(run.exception_addr, 0);
+	/* #UD is always in EXITINFO: valid, hardware exception, vector 6. */
+	CHECK_EQ(shim_ecall(&e, 2, 0, out, SHIM_OP2_LEN, &run), 0);
+	CHECK_EQ(out[0], SGX_EXITINFO_VALID |
+		 (SGX_EXITINFO_TYPE_HW << SGX_EXITINFO_TYPE_SHIFT) | X86_TRAP_UD);
+	memset(&run, 0, sizeof(run));
+	run.tcs = e.base + SHIM_ENCL_TCS(2);
+	CHECK_EQ(shim_vdso_call(0, 0, 0, SGX_ERESUME, 0, 0, &run), 0);
+	CHECK_EQ(run.function, SGX_EEXIT);
+	CHECK_EQ(out[0], 0x600d);
+
+	CHECK_EQ(shim_ecall(&e, 0, 3, out, 0, &run), 0);
+	CHECK_EQ(run.exception_vector, X86_TRAP_PF);
+	CHECK(run.exception_error_code & X86_PF_WRITE);
+	CHECK_EQ(run.exception_addr, e.base + SHIM_ENCL_RO);
+}
+
+static int handler_calls;
+static long handler_rsp;
+
+static int on_exit_handler(long rdi, long rsi, long rdx, long rsp, long r8,
+			   long r9, struct sgx_enclave_run *run)
+{
+	(void)rdi; (void)rsi; (void)rdx; (void)r8; (void)r9;
+	handler_calls++;
+	handler_rsp = rsp;
+	if (run->function == SGX_EEXIT)
+		return (int)run->user_data;
+	return -EFAULT;
+}
+
+TEST(user_handler_sees_every_exit)
+{
+	struct sgx_enclave_run run;
+	struct shim_encl e;
+	uint64_t out[2];
+	uint8_t *hole;
+
+	BUILD(e);
+	memset(&run, 0, sizeof(run));
+	run.tcs = e.base + SHIM_ENCL_TCS(3);
+	run.user_handler = (uint64_t)(uintptr_t)on_exit_handler;
+	run.user_data = (uint64_t)-1234;
+	handler_calls = 0;
+	CHECK_EQ(shim_vdso_call(0, (unsigned long)(uintptr_t)out, 5, SGX_EENTER,
+				0, 0, &run), -1234);
+	CHECK_EQ(handler_calls, 1);
+	CHECK_EQ(out[0], 6);
+	CHECK(handler_rsp != 0);
+
+	hole = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	REQUIRE(hole != MAP_FAILED);
+	CHECK_EQ(shim_vdso_call(1, (unsigned long)(uintptr_t)out,
+				(unsigned long)(uintptr_t)hole, SGX_EENTER, 0, 0,
+				&run), -EFAULT);
+	CHECK_EQ(handler_calls, 2);
+	CHECK_EQ(run.exception_vector, X86_TRAP_PF);
+}
+
+TEST(vdso_refuses_bad_leaf_and_reserved_bytes)
+{
+	struct sgx_enclave_run run;
+	struct shim_encl e;
+	uint64_t out[2];
+
+	BUILD(e);
+	memset(&run, 0, sizeof(run));
+	run.tcs = e.base;
+	run.function = 77;
+	CHECK_EQ(shim_vdso_call(0, (unsigned long)(uintptr_t)out, 0, SGX_EEXIT,
+				0, 0, &run), -EINVAL);
+	CHECK_EQ(run.function, 77);	/* not written on -EINVAL */
+	CHECK_EQ(shim_vdso_call(0, (unsigned long)(uintptr_t)out, 0, 0, 0, 0,
+				&run), -EINVAL);
+	run.reserved[100] = 1;
+	CHECK_EQ(shim_vdso_call(0, (unsigned long)(uintptr_t)out, 0, SGX_EENTER,
+				0, 0, &run), -EINVAL);
+}
+
+/* --- CREATE ------------------------------------------------------------------ */
+
+TEST(create_errnos)
+{
+	struct sgx_enclave_create c;
+	struct sgx_secs secs;
+	struct shim_encl e;
+	int fd;
+
+	NEED_SHIM();
+	fd = open("/dev/sgx_enclave", O_RDONLY);	/* any mode opens */
+	REQUIRE(fd >= 0);
+	CHECK_EQ(ioctl_err(fd, SGX_IOC_ENCLAVE_CREATE, (void *)8), EFAULT);
+	c.src = 16;
+	CHECK_EQ(ioctl_err(fd, SGX_IOC_ENCLAVE_CREATE, &c), EFAULT);
+	shim_encl_secs(&secs, 0x7f0000000000, SHIM_ENCL_ATTRS);
+	c.src = (uint64_t)(uintptr_t)&secs;
+	secs.size = 3 * 4096;
+	CHECK_EQ(ioctl_err(fd, SGX_IOC_ENCLAVE_CREATE, &c), EINVAL);
+	secs.size = 0;
+	CHECK_EQ(ioctl_err(fd, SGX_IOC_ENCLAVE_CREATE, &c), EINVAL);
+	secs.size = 4096;		/* a power of two ECREATE refuses */
+	CHECK_EQ(ioctl_err(fd, SGX_IOC_ENCLAVE_CREATE, &c), EIO);
+	secs.size = SHIM_ENCL_SIZE;
+	secs.base = 0x7f0000001000;	/* not aligned to SIZE */
+	CHECK_EQ(ioctl_err(fd, SGX_IOC_ENCLAVE_CREATE, &c), EIO);
+	close(fd);
+
+	/* A failed CREATE can be retried; a second CREATE is EINVAL. */
+	REQUIRE_EQ(shim_encl_create(&e, "/dev/sgx_enclave", SHIM_ENCL_ATTRS), 0);
+	shim_encl_secs(&secs, e.base, SHIM_ENCL_ATTRS);
+	c.src = (uint64_t)(uintptr_t)&secs;
+	CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_CREATE, &c), EINVAL);
+	CHECK_EQ(ioctl_err(e.fd, 0xA4ff, NULL), ENOTTY);
+}
+
+/* --- ADD_PAGES --------------------------------------------------------------- */
+
+static struct sgx_enclave_add_pages addp(struct shim_encl *e, uint64_t off,
+					 uint64_t len, struct sgx_secinfo *si)
+{
+	struct sgx_enclave_add_pages a = {
+		.src = (uint64_t)(uintptr_t)(e->img + off),
+		.offset = off, .length = len,
+		.secinfo = (uint64_t)(uintptr_t)si, .flags = SGX_PAGE_MEASURE,
+		.count = 12345,
+	};
+	return a;
+}
+
+TEST(add_pages_errnos)
+{
+	struct sgx_secinfo si __attribute__((aligned(64)));
+	struct sgx_enclave_add_pages a;
+	struct shim_encl e;
+	int fd;
+
+	NEED_SHIM();
+	memset(&si, 0, sizeof(si));
+	si.flags = SGX_SECINFO_REG | SGX_SECINFO_R | SGX_SECINFO_W;
+
+	/* Before CREATE. */
+	fd = open("/dev/sgx_enclave", O_RDWR);
+	REQUIRE(fd >= 0);
+	e.img = shim_encl_image();
+	a = addp(&e, 0xd000, 4096, &si);
+	CHECK_EQ(ioctl_err(fd, SGX_IOC_ENCLAVE_ADD_PAGES, &a), EINVAL);
+	close(fd);
+	free(e.img);
+
+	REQUIRE_EQ(shim_encl_create(&e, "/dev/sgx_enclave", SHIM_ENCL_ATTRS), 0);
+	e.img = shim_encl_image();
+	REQUIRE(e.img);
+	CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_ADD_PAGES, (void *)1), EFAULT);
+	a = addp(&e, 0xd000, 4096, &si);
+	a.src += 8;
+	CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_ADD_PAGES, &a), EINVAL);
+	a = addp(&e, 0xd008, 4096, &si);
+	CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_ADD_PAGES, &a), EINVAL);
+	a = addp(&e, 0xd000, 0, &si);
+	CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_ADD_PAGES, &a), EINVAL);
+	a = addp(&e, 0xd000, 100, &si);
+	CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_ADD_PAGES, &a), EINVAL);
+	a = addp(&e, 0xf000, 8192, &si);	/* last page past ELRANGE */
+	CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_ADD_PAGES, &a), EINVAL);
+	a = addp(&e, 0xd000, 4096, (void *)8);
+	CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_ADD_PAGES, &a), EFAULT);
+
+	/* SECINFO validation. */
+	a = addp(&e, 0xd000, 4096, &si);
+	si.flags = SGX_SECINFO_REG | SGX_SECINFO_W;
+	CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_ADD_PAGES, &a), EINVAL);
+	si.flags = SGX_SECINFO_TCS | SGX_SECINFO_R;
+	CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_ADD_PAGES, &a), EINVAL);
+	si.flags = SGX_SECINFO_VA;
+	CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_ADD_PAGES, &a), EINVAL);
+	si.flags = SGX_SECINFO_REG | SGX_SECINFO_R | SGX_SECINFO_PENDING;
+	CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_ADD_PAGES, &a), EINVAL);
+	si.flags = SGX_SECINFO_REG | SGX_SECINFO_R;
+	si.reserved[10] = 1;
+	CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_ADD_PAGES, &a), EINVAL);
+	si.reserved[10] = 0;
+
+	/* Unreadable source: EFAULT, count 0 written back. */
+	a.src = 4096;
+	CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_ADD_PAGES, &a), EFAULT);
+	CHECK_EQ(a.count, 0);
+
+	/* One page, then two over it: EBUSY with the first counted... */
+	a = addp(&e, 0xe000, 4096, &si);
+	CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_ADD_PAGES, &a), 0);
+	CHECK_EQ(a.count, 4096);
+	a = addp(&e, 0xd000, 8192, &si);
+	CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_ADD_PAGES, &a), EBUSY);
+	CHECK_EQ(a.count, 4096);
+	a = addp(&e, 0xd000, 4096, &si);
+	CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_ADD_PAGES, &a), EBUSY);
+	CHECK_EQ(a.count, 0);
+}
+
+/* --- INIT and PROVISION --------------------------------------------------------- */
+
+TEST(init_errnos)
+{
+	struct sgx_enclave_init init;
+	struct sgx_sigstruct bad;
+	struct shim_encl e;
+	uint8_t mr[32];
+	int fd;
+
+	NEED_SHIM();
+	REQUIRE(key());
+	fd = open("/dev/sgx_enclave", O_RDWR);
+	REQUIRE(fd >= 0);
+	init.sigstruct = (uint64_t)(uintptr_t)&bad;
+	memset(&bad, 0, sizeof(bad));
+	CHECK_EQ(ioctl_err(fd, SGX_IOC_ENCLAVE_INIT, &init), EINVAL);
+	close(fd);
+
+	REQUIRE_EQ(shim_encl_create(&e, "/dev/sgx_enclave", SHIM_ENCL_ATTRS), 0);
+	REQUIRE_EQ(shim_encl_add(&e), 0);
+	CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_INIT, (void *)8), EFAULT);
+	init.sigstruct = 64;
+	CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_INIT, &init), EFAULT);
+
+	shim_encl_measure(e.img, mr);
+	REQUIRE_EQ(shim_sign(key(), mr, SHIM_ENCL_ATTRS, &bad), 0);
+	init.sigstruct = (uint64_t)(uintptr_t)&bad;
+	bad.header.vendor = 0x1234;
+	CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_INIT, &init), EINVAL);
+	bad.header.vendor = 0;
+	bad.body.attributes.flags |= 1ULL << 40;	/* reserved, masked */
+	CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_INIT, &init), EINVAL);
+	bad.body.attributes.flags &= ~(1ULL << 40);
+	bad.signature[5] ^= 1;				/* EINIT refuses */
+	CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_INIT, &init), EPERM);
+	/* Still not initialized: the right SIGSTRUCT launches it. */
+	REQUIRE_EQ(shim_encl_init(&e, key(), SHIM_ENCL_ATTRS), 0);
+	CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_INIT, &init), EINVAL);
+	{
+		struct sgx_secinfo si __attribute__((aligned(64))) = { 0 };
+		struct sgx_enclave_add_pages a;
+
+		si.flags = SGX_SECINFO_REG | SGX_SECINFO_R;
+		a = addp(&e, 0xf000, 4096, &si);
+		CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_ADD_PAGES, &a), EINVAL);
+	}
+}
+
+TEST(provision_and_privileged_attributes)
+{
+	struct sgx_enclave_provision prov;
+	struct shim_encl e;
+	int pfd, ret;
+
+	NEED_SHIM();
+	REQUIRE(key());
+	/* PROVISIONKEY without PROVISION: EACCES at INIT. */
+	REQUIRE_EQ(shim_encl_create(&e, "/dev/sgx_enclave",
+				    SHIM_ENCL_ATTRS | SGX_ATTR_PROVISIONKEY), 0);
+	REQUIRE_EQ(shim_encl_add(&e), 0);
+	CHECK_EQ(shim_encl_init(&e, key(), SHIM_ENCL_ATTRS | SGX_ATTR_PROVISIONKEY),
+		 -EACCES);
+
+	pfd = open("/dev/sgx_provision", O_RDONLY);
+	REQUIRE(pfd >= 0);
+	CHECK_EQ(ioctl_err(pfd, SGX_IOC_ENCLAVE_CREATE, &prov), ENOTTY);
+	CHECK(mmap(NULL, 4096, PROT_NONE, MAP_SHARED, pfd, 0) == MAP_FAILED);
+	CHECK_EQ(errno, ENODEV);
+	prov.fd = 9999;
+	CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_PROVISION, &prov), EINVAL);
+	prov.fd = (uint64_t)e.fd;
+	CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_PROVISION, &prov), EINVAL);
+	prov.fd = 1;
+	CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_PROVISION, &prov), EINVAL);
+	prov.fd = (uint64_t)pfd;
+	CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_PROVISION, &prov), 0);
+	ret = shim_encl_init(&e, key(), SHIM_ENCL_ATTRS | SGX_ATTR_PROVISIONKEY);
+	CHECK_EQ(ret, 0);
+
+	/* EINITTOKENKEY is never allowed. */
+	{
+		struct shim_encl e2;
+
+		REQUIRE_EQ(shim_encl_create(&e2, "/dev/sgx_enclave",
+					    SHIM_ENCL_ATTRS | SGX_ATTR_EINITTOKENKEY), 0);
+		REQUIRE_EQ(shim_encl_add(&e2), 0);
+		CHECK_EQ(shim_encl_init(&e2, key(),
+					SHIM_ENCL_ATTRS | SGX_ATTR_EINITTOKENKEY), -EACCES);
+	}
+}
+
+TEST(sgx2_ioctls_are_absent)
+{
+	struct sgx_enclave_restrict_permissions rp = { 0 };
+	struct sgx_enclave_modify_types mt = { 0 };
+	struct sgx_enclave_remove_pages rm = { 0 };
+	struct shim_encl e;
+	long r;
+
+	BUILD(e);
+	r = ioctl_err(e.fd, SGX_IOC_ENCLAVE_RESTRICT_PERMISSIONS, &rp);
+	CHECK(r == ENOTTY || r == ENODEV);
+	r = ioctl_err(e.fd, SGX_IOC_ENCLAVE_MODIFY_TYPES, &mt);
+	CHECK(r == ENOTTY || r == ENODEV);
+	r = ioctl_err(e.fd, SGX_IOC_ENCLAVE_REMOVE_PAGES, &rm);
+	CHECK(r == ENOTTY || r == ENODEV);
+}
+
+/* --- mmap / mprotect / munmap ------------------------------------------------- */
+
+TEST(mmap_rules)
+{
+	struct sgx_enclave_run run;
+	struct shim_encl e;
+	uint64_t out[2];
+	void *p;
+	int fd;
+
+	NEED_SHIM();
+	/* Before CREATE any address maps, with any permissions. */
+	fd = open("/dev/sgx_enclave", O_RDWR);
+	REQUIRE(fd >= 0);
+	p = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	CHECK(p != MAP_FAILED);
+	CHECK(mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0) == MAP_FAILED);
+	CHECK_EQ(errno, EINVAL);
+	if (p != MAP_FAILED)
+		CHECK_EQ(munmap(p, 8192), 0);
+	close(fd);
+
+	BUILD(e);
+	/* More than the page allows: code is R-X, RO page R--. */
+	p = (void *)(uintptr_t)(e.base + SHIM_ENCL_CODE);
+	CHECK(mmap(p, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+		   MAP_SHARED | MAP_FIXED, e.fd, 0) == MAP_FAILED);
+	CHECK_EQ(errno, EACCES);
+	CHECK_EQ(mprotect(p, 4096, PROT_READ | PROT_WRITE), -1);
+	CHECK_EQ(errno, EACCES);
+	CHECK_EQ(mprotect(p, 4096, PROT_READ), 0);
+	CHECK_EQ(mprotect(p, 4096, PROT_READ | PROT_EXEC), 0);
+	p = (void *)(uintptr_t)(e.base + SHIM_ENCL_RO);
+	CHECK_EQ(mprotect(p, 4096, PROT_READ | PROT_EXEC), -1);
+	CHECK_EQ(errno, EACCES);
+	/* TCS pages count as RW; RWX is refused. */
+	p = (void *)(uintptr_t)e.base;
+	CHECK_EQ(mprotect(p, 4096, PROT_READ | PROT_WRITE | PROT_EXEC), -1);
+	CHECK_EQ(errno, EACCES);
+	/* Mainline: where no page is, nothing is checked (inside ELRANGE). */
+	p = (void *)(uintptr_t)(e.base + 0xf000);
+	CHECK(mmap(p, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+		   e.fd, 0) == p);
+	/* After INIT, outside ELRANGE is EACCES. */
+	p = (void *)(uintptr_t)(e.base + SHIM_ENCL_SIZE);
+	CHECK(mmap(p, 4096, PROT_NONE, MAP_SHARED | MAP_FIXED, e.fd, 0) ==
+	      MAP_FAILED);
+	CHECK_EQ(errno, EACCES);
+	/* Growing a window is EFAULT. */
+	CHECK(mremap((void *)(uintptr_t)e.base, 4096, 8192, 0) == MAP_FAILED);
+	CHECK_EQ(errno, EFAULT);
+	/* A partial munmap leaves the rest working. */
+	CHECK_EQ(munmap((void *)(uintptr_t)(e.base + SHIM_ENCL_RO), 4096), 0);
+	CHECK_EQ(shim_ecall(&e, 0, 0, out, 1, &run), 0);
+	CHECK_EQ(out[0], 2);
+}
+
+/* --- lifetime: dup, close, fork ------------------------------------------------ */
+
+TEST(dup_and_close_keep_the_enclave)
+{
+	struct sgx_enclave_run run;
+	struct shim_encl e;
+	uint64_t out[2];
+	int fd2, fd3;
+	struct stat st;
+
+	BUILD(e);
+	fd2 = dup(e.fd);
+	REQUIRE(fd2 >= 0);
+	fd3 = fcntl(e.fd, F_DUPFD_CLOEXEC, 100);
+	REQUIRE(fd3 >= 100);
+	CHECK_EQ(close(e.fd), 0);
+	REQUIRE_EQ(fstat(fd3, &st), 0);
+	CHECK(S_ISCHR(st.st_mode));
+	/* The enclave lives on in fd2 and in the mappings. */
+	CHECK_EQ(ioctl_err(fd2, 0xA4ff, NULL), ENOTTY);
+	CHECK_EQ(close(fd2), 0);
+	CHECK_EQ(close(fd3), 0);
+	CHECK_EQ(shim_ecall(&e, 0, 0, out, 7, &run), 0);
+	CHECK_EQ(out[0], 8);
+	/* Last mapping gone: released (nothing to observe but no crash). */
+	CHECK_EQ(munmap(e.reserve, 2 * SHIM_ENCL_SIZE), 0);
+}
+
+TEST(fork_child_uses_inherited_enclave)
+{
+	struct sgx_enclave_run run;
+	struct shim_encl e;
+	uint64_t out[2];
+	pid_t pid;
+	int status;
+
+	BUILD(e);
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		int bad = 0;
+
+		for (int t = 0; t < SHIM_ENCL_NR_TCS; t++) {
+			if (shim_ecall(&e, t, 0, out, 100, &run) || out[0] != 101)
+				bad++;
+		}
+		close(e.fd);
+		_exit(bad);
+	}
+	REQUIRE_EQ(waitpid(pid, &status, 0), pid);
+	CHECK(WIFEXITED(status));
+	CHECK_EQ(WEXITSTATUS(status), 0);
+	CHECK_EQ(shim_ecall(&e, 2, 0, out, 200, &run), 0);
+	CHECK_EQ(out[0], 201);
+}
+
+/* --- the seed API's differences -------------------------------------------------- */
+
+TEST(seed_api_rules)
+{
+	struct sgx_secinfo si __attribute__((aligned(64)));
+	struct {
+		uint64_t addr, src, secinfo;
+		uint16_t mrmask;
+		uint8_t reserved[6];
+	} ap;
+	struct shim_encl e;
+	void *p;
+
+	NEED_SHIM();
+	REQUIRE_EQ(shim_encl_create(&e, "/dev/sgx/enclave", SHIM_ENCL_ATTRS), 0);
+	e.img = shim_encl_image();
+	REQUIRE(e.img);
+	/* v22: where no page is, only PROT_NONE maps. */
+	p = (void *)(uintptr_t)e.base;
+	CHECK(mmap(p, 4096, PROT_READ, MAP_SHARED | MAP_FIXED, e.fd, 0) ==
+	      MAP_FAILED);
+	CHECK_EQ(errno, EACCES);
+	CHECK(mmap(p, SHIM_ENCL_SIZE, PROT_NONE, MAP_SHARED | MAP_FIXED, e.fd, 0) == p);
+	/* The mainline ADD_PAGES number is unknown to a v22 device. */
+	CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_ADD_PAGES, &ap), ENOTTY);
+	memset(&si, 0, sizeof(si));
+	si.flags = SGX_SECINFO_REG | SGX_SECINFO_R;
+	memset(&ap, 0, sizeof(ap));
+	ap.addr = e.base + 0xd000;
+	ap.src = (uint64_t)(uintptr_t)(e.img + 0xd000);
+	ap.secinfo = (uint64_t)(uintptr_t)&si;
+	ap.mrmask = 0xffff;
+	CHECK_EQ(ioctl_err(e.fd, _IOW(SGX_MAGIC, 0x01, ap), &ap), 0);
+	CHECK_EQ(ioctl_err(e.fd, _IOW(SGX_MAGIC, 0x01, ap), &ap), EEXIST);
+	ap.addr = e.base + SHIM_ENCL_SIZE;
+	CHECK_EQ(ioctl_err(e.fd, _IOW(SGX_MAGIC, 0x01, ap), &ap), EINVAL);
+	/* Now R may map that page, and RW may not. */
+	p = (void *)(uintptr_t)(e.base + 0xd000);
+	CHECK_EQ(mprotect(p, 4096, PROT_READ), 0);
+	CHECK_EQ(mprotect(p, 4096, PROT_READ | PROT_WRITE), -1);
+	CHECK_EQ(errno, EACCES);
+}

@@ -384,3 +384,57 @@ TEST(eextend_counts_and_offsets)
 	REQUIRE(t_mrenclave(&b, 0, hb));
 	CHECK(memcmp(ha, hb, 32) != 0);
 }
+
+/* ---- concurrency: leaves on different enclaves of one processor ---- */
+
+struct builder {
+	struct sgx_cpu *cpu;
+	size_t first;		/* EPC pages first .. first+2 */
+	uint64_t base;
+	int bad;
+};
+
+/* Build, check and tear down the §6.5 tiny enclave, many times. */
+static void *build_loop(void *arg)
+{
+	struct builder *b = arg;
+	uint8_t *zero = t_page();
+
+	for (int i = 0; i < 200; i++) {
+		uint8_t h[32];
+
+		if (t_ecreate(b->cpu, t_secs(b->base, 0x2000), b->first) ||
+		    t_eadd(b->cpu, b->first, b->first + 1, b->base, SGX_SECINFO_REG | 3, zero) ||
+		    t_eextend_page(b->cpu, b->first, b->first + 1) ||
+		    t_eadd(b->cpu, b->first, b->first + 2, b->base + 0x1000, SGX_SECINFO_TCS, zero) ||
+		    t_eextend_page(b->cpu, b->first, b->first + 2) ||
+		    !t_mrenclave(b->cpu, b->first, h) ||
+		    !t_hex_eq(h, "c62b62b99c4d540a66201bbee6db951fb2545b704bd85a8fa139362a91b2635b", 32) ||
+		    sgx_cpu_lookup(b->cpu, b->base + 0x1000) != (long)b->first + 2 ||
+		    sgx_eremove(b->cpu, t_epc(b->cpu, b->first + 1)) ||
+		    sgx_eremove(b->cpu, t_epc(b->cpu, b->first + 2)) ||
+		    sgx_eremove(b->cpu, t_epc(b->cpu, b->first)))
+			b->bad++;
+	}
+	free(zero);
+	return NULL;
+}
+
+TEST(eadd_eextend_parallel_enclaves)
+{
+	struct sgx_cpu cpu;
+	struct builder b[3];
+	pthread_t th[3];
+
+	REQUIRE_EQ(t_cpu_init(&cpu), 0);
+	for (int i = 0; i < 3; i++) {
+		b[i] = (struct builder){ &cpu, 10 + 3 * (size_t)i, T_BASE + 0x100000 * (uint64_t)i, 0 };
+		REQUIRE(pthread_create(&th[i], NULL, build_loop, &b[i]) == 0);
+	}
+	for (int i = 0; i < 3; i++)
+		pthread_join(th[i], NULL);
+	for (int i = 0; i < 3; i++)
+		CHECK_EQ(b[i].bad, 0);
+	CHECK(cpu.enclaves == NULL);
+	sgx_cpu_destroy(&cpu);
+}

@@ -65,8 +65,8 @@ static inline int t_ecreate_secinfo(struct sgx_cpu *cpu,
 				    const struct sgx_secs *src, size_t epc_index,
 				    uint64_t secinfo_flags)
 {
-	static struct sgx_secinfo secinfo;
-	static struct sgx_pageinfo pi;
+	static _Thread_local struct sgx_secinfo secinfo;
+	static _Thread_local struct sgx_pageinfo pi;
 
 	memset(&secinfo, 0, sizeof(secinfo));
 	secinfo.flags = secinfo_flags;
@@ -92,8 +92,8 @@ static inline int t_eadd(struct sgx_cpu *cpu, size_t secs_index,
 			 size_t epc_index, uint64_t linaddr,
 			 uint64_t secinfo_flags, const void *src)
 {
-	static struct sgx_secinfo secinfo;
-	static struct sgx_pageinfo pi;
+	static _Thread_local struct sgx_secinfo secinfo;
+	static _Thread_local struct sgx_pageinfo pi;
 
 	memset(&secinfo, 0, sizeof(secinfo));
 	secinfo.flags = secinfo_flags;

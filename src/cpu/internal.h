@@ -3,6 +3,14 @@
  * Helpers shared by the leaf implementations in src/cpu/. Not part of the
  * processor's interface (that is cpu.h); nothing outside src/cpu/ and its
  * unit tests includes this file.
+ *
+ * Locking: cpu->lock guards the EPCM, cpu->ctl[], the enclave list, the
+ * page maps and the MSRs; ctl->lock guards one enclave's running
+ * measurement. Order: cpu->lock, then ctl->lock. Where the SDM says a leaf
+ * faults because "another SGX instruction is using" a page or the SECS,
+ * these locks serialise the two leaves instead (no spurious #GP for a
+ * caller that raced), which is what a kernel that serialises per enclave
+ * sees on hardware too.
  */
 #ifndef SGXEMU_CPU_INTERNAL_H
 #define SGXEMU_CPU_INTERNAL_H
@@ -42,19 +50,6 @@ static inline bool sgx_canonical(uint64_t addr)
 {
 	/* 48-bit linear addresses: bits 63:47 all equal. */
 	return (uint64_t)((int64_t)(addr << 16) >> 16) == addr;
-}
-
-/* The hidden state of the enclave whose SECS is EPC page @index. */
-static inline struct sgx_encl_ctl *sgx_secs_ctl(struct sgx_cpu *cpu,
-						size_t index)
-{
-	return cpu->ctl[index];
-}
-
-static inline struct sgx_secs *sgx_ctl_secs(struct sgx_cpu *cpu,
-					    const struct sgx_encl_ctl *ctl)
-{
-	return sgx_epc_page(cpu, ctl->secs_index);
 }
 
 /* XSAVE area size (non-compacted) needed for the features in @xfrm. */

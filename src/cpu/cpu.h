@@ -143,7 +143,10 @@ void sgx_cpu_cpuid(const struct sgx_cpu *cpu, uint32_t subleaf,
 int sgx_wrmsr(struct sgx_cpu *cpu, uint32_t msr, uint64_t value);
 int sgx_rdmsr(const struct sgx_cpu *cpu, uint32_t msr, uint64_t *value);
 
-/* ENCLS leaves (kernel-mode instructions). */
+/*
+ * ENCLS leaves (kernel-mode instructions). ECREATE alone can also return
+ * -ENOMEM: the emulator could not allocate the enclave's hidden state.
+ */
 int sgx_ecreate(struct sgx_cpu *cpu, const struct sgx_pageinfo *pageinfo,
 		void *epc_page);
 int sgx_eadd(struct sgx_cpu *cpu, const struct sgx_pageinfo *pageinfo,

@@ -50,6 +50,9 @@
 #include "cpu/measure.h"
 #include "sgxemu/arch.h"
 
+/* Each includer uses a different subset of the helpers below. */
+#define SHIM_FN static __attribute__((unused))
+
 #define SHIM_ENCL_SIZE		0x10000UL
 #define SHIM_ENCL_NR_TCS	4
 #define SHIM_ENCL_TCS(i)	(0x3000UL * (i))
@@ -141,7 +144,7 @@ __asm__(
 
 /* --- the vDSO ------------------------------------------------------------ */
 
-static unsigned long shim_elf_hash(const char *name)
+SHIM_FN unsigned long shim_elf_hash(const char *name)
 {
 	unsigned long h = 0, g;
 
@@ -156,7 +159,7 @@ static unsigned long shim_elf_hash(const char *name)
 }
 
 /* A vDSO symbol found through DT_HASH, as the selftests look it up. */
-static void *shim_vdso_sym(const char *name)
+SHIM_FN void *shim_vdso_sym(const char *name)
 {
 	uint8_t *base = (void *)getauxval(AT_SYSINFO_EHDR);
 	Elf64_Ehdr *eh = (void *)base;
@@ -219,7 +222,7 @@ static const struct shim_page shim_pages[] = {
 #define SHIM_NR_PAGES	(sizeof(shim_pages) / sizeof(shim_pages[0]))
 
 /* The 64 KiB image: page i of the enclave at offset i * 4096. */
-static uint8_t *shim_encl_image(void)
+SHIM_FN uint8_t *shim_encl_image(void)
 {
 	uint8_t *img = aligned_alloc(4096, SHIM_ENCL_SIZE);
 
@@ -241,7 +244,7 @@ static uint8_t *shim_encl_image(void)
 	return img;
 }
 
-static void shim_encl_secs(struct sgx_secs *secs, uint64_t base, uint64_t attrs)
+SHIM_FN void shim_encl_secs(struct sgx_secs *secs, uint64_t base, uint64_t attrs)
 {
 	memset(secs, 0, sizeof(*secs));
 	secs->size = SHIM_ENCL_SIZE;
@@ -252,7 +255,7 @@ static void shim_encl_secs(struct sgx_secs *secs, uint64_t base, uint64_t attrs)
 }
 
 /* MRENCLAVE of the image as the loader below builds it. */
-static void shim_encl_measure(const uint8_t *img, uint8_t out[32])
+SHIM_FN void shim_encl_measure(const uint8_t *img, uint8_t out[32])
 {
 	uint8_t block[SGX_MEAS_BLOCK];
 	EVP_MD_CTX *c = EVP_MD_CTX_new();
@@ -275,7 +278,7 @@ static void shim_encl_measure(const uint8_t *img, uint8_t out[32])
 	EVP_MD_CTX_free(c);
 }
 
-static EVP_PKEY *shim_load_key(const char *pem)
+SHIM_FN EVP_PKEY *shim_load_key(const char *pem)
 {
 	EVP_PKEY *key = NULL;
 	FILE *f = pem ? fopen(pem, "r") : NULL;
@@ -301,13 +304,13 @@ static EVP_PKEY *shim_load_key(const char *pem)
 }
 
 /* Little-endian fixed-width copy of @bn. */
-static void shim_bn_le(const BIGNUM *bn, uint8_t *out, int len)
+SHIM_FN void shim_bn_le(const BIGNUM *bn, uint8_t *out, int len)
 {
 	BN_bn2lebinpad(bn, out, len);
 }
 
 /* A SIGSTRUCT for @mrenclave signed with @key. 0 or -1. */
-static int shim_sign(EVP_PKEY *key, const uint8_t mrenclave[32], uint64_t attrs,
+SHIM_FN int shim_sign(EVP_PKEY *key, const uint8_t mrenclave[32], uint64_t attrs,
 		     struct sgx_sigstruct *ss)
 {
 	static const uint8_t h1[16] = SGX_SIGSTRUCT_HEADER;
@@ -381,7 +384,7 @@ struct shim_encl {
 };
 
 /* Reserve ELRANGE (anonymous PROT_NONE, aligned), then CREATE. */
-static int shim_encl_create(struct shim_encl *e, const char *dev, uint64_t attrs)
+SHIM_FN int shim_encl_create(struct shim_encl *e, const char *dev, uint64_t attrs)
 {
 	struct sgx_enclave_create create;
 	struct sgx_secs secs;
@@ -404,7 +407,7 @@ static int shim_encl_create(struct shim_encl *e, const char *dev, uint64_t attrs
 }
 
 /* ADD_PAGES of every page (one call per run of equal SECINFO). */
-static int shim_encl_add(struct shim_encl *e)
+SHIM_FN int shim_encl_add(struct shim_encl *e)
 {
 	if (!e->img)
 		e->img = shim_encl_image();
@@ -435,7 +438,7 @@ static int shim_encl_add(struct shim_encl *e)
 	return 0;
 }
 
-static int shim_encl_init(struct shim_encl *e, EVP_PKEY *key, uint64_t attrs)
+SHIM_FN int shim_encl_init(struct shim_encl *e, EVP_PKEY *key, uint64_t attrs)
 {
 	struct sgx_enclave_init init;
 	uint8_t mr[32];
@@ -450,7 +453,7 @@ static int shim_encl_init(struct shim_encl *e, EVP_PKEY *key, uint64_t attrs)
 }
 
 /* The device windows, each with its pages' permissions. */
-static int shim_encl_map(struct shim_encl *e)
+SHIM_FN int shim_encl_map(struct shim_encl *e)
 {
 	for (size_t i = 0; i < SHIM_NR_PAGES; i++) {
 		void *want = (void *)(uintptr_t)(e->base + shim_pages[i].offset);
@@ -463,7 +466,7 @@ static int shim_encl_map(struct shim_encl *e)
 }
 
 /* Everything: a ready enclave. 0 or -errno. */
-static int shim_encl_build(struct shim_encl *e, EVP_PKEY *key)
+SHIM_FN int shim_encl_build(struct shim_encl *e, EVP_PKEY *key)
 {
 	int ret = shim_encl_create(e, "/dev/sgx_enclave", SHIM_ENCL_ATTRS);
 
@@ -479,7 +482,7 @@ static int shim_encl_build(struct shim_encl *e, EVP_PKEY *key)
 }
 
 /* One call of the enclave through the vDSO on TCS @tcs. */
-static int shim_ecall(struct shim_encl *e, int tcs, unsigned long op,
+SHIM_FN int shim_ecall(struct shim_encl *e, int tcs, unsigned long op,
 		      uint64_t *out, unsigned long arg,
 		      struct sgx_enclave_run *run)
 {
@@ -493,7 +496,7 @@ static int shim_ecall(struct shim_encl *e, int tcs, unsigned long op,
  * program again through `B/sgxemu run`. Returns only when that is not
  * possible (the caller then skips).
  */
-static const char *shim_reexec(char **argv)
+SHIM_FN const char *shim_reexec(char **argv)
 {
 	const char *pre = getenv("LD_PRELOAD");
 	const char *b = getenv("B");

@@ -1,0 +1,409 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The seed (v22) API under the shim with the shim tests' enclave: the
+ * seed's way of reserving ELRANGE (a device mmap before CREATE, trimmed by
+ * partial munmap), ADD_PAGE with an absolute address and mrmask, INIT's
+ * positive SGX return code, SET_ATTRIBUTE, and the seed vDSO ABI (leaf in
+ * EAX; tcs, exception info and callback on the stack; -EFAULT with the
+ * exception info on an exception; a callback that can re-enter). Also
+ * ENCLU[EENTER] executed directly by host code.
+ *
+ * Re-executes itself through `sgxemu run` when started without the shim.
+ */
+#include <dlfcn.h>
+
+#include "../enclaves/shim_encl.h"
+#include "test.h"
+
+#define SEED_KEY "seed-tree/tools/testing/selftests/x86/sgx/signing_key.pem"
+
+/* v22 structures (seed-tree arch/x86/include/uapi/asm/sgx.h). */
+struct seed_add_page {
+	uint64_t addr, src, secinfo;
+	uint16_t mrmask;
+	uint8_t reserved[6];
+};
+struct seed_exception {
+	uint32_t leaf;
+	uint16_t trapnr;
+	uint16_t error_code;
+	uint64_t address;
+	uint64_t reserved[2];
+};
+#define SEED_IOC_ADD_PAGE	_IOW(SGX_MAGIC, 0x01, struct seed_add_page)
+#define SEED_IOC_SET_ATTRIBUTE	_IOW(SGX_MAGIC, 0x03, struct sgx_enclave_provision)
+
+typedef int (*seed_cb)(long rdi, long rsi, long rdx, struct seed_exception *ex,
+		       long r8, long r9, void *tcs, long ursp);
+
+/*
+ * seed_vdso_call(rdi, rsi, rdx, leaf, tcs, exinfo, callback): the seed
+ * ABI from C. Keeps every callee-saved register (the entry itself keeps
+ * none but RBP).
+ */
+int seed_vdso_call(unsigned long rdi, unsigned long rsi, unsigned long rdx,
+		   unsigned int leaf, uint64_t tcs, struct seed_exception *ex,
+		   seed_cb cb);
+/* ENCLU[EENTER] executed by host code; EEXIT comes back after it. */
+void host_enclu_eenter(unsigned long op, unsigned long out, unsigned long arg,
+		       uint64_t tcs);
+__asm__(
+	".text\n"
+	".globl seed_vdso_call\n"
+	"seed_vdso_call:\n"
+	"	push %rbx\n"
+	"	push %rbp\n"
+	"	push %r12\n"
+	"	push %r13\n"
+	"	push %r14\n"
+	"	push %r15\n"
+	"	mov 56(%rsp), %r10\n"		/* callback: 7th argument */
+	"	push %r10\n"
+	"	push %r9\n"
+	"	push %r8\n"
+	"	mov %ecx, %eax\n"
+	"	call *shim_vdso_fn(%rip)\n"
+	"	add $24, %rsp\n"
+	"	pop %r15\n"
+	"	pop %r14\n"
+	"	pop %r13\n"
+	"	pop %r12\n"
+	"	pop %rbp\n"
+	"	pop %rbx\n"
+	"	ret\n"
+	".globl host_enclu_eenter\n"
+	"host_enclu_eenter:\n"
+	"	push %rbx\n"
+	"	push %rbp\n"
+	"	push %r12\n"
+	"	push %r13\n"
+	"	push %r14\n"
+	"	push %r15\n"
+	"	mov %rcx, %rbx\n"
+	"	lea 1f(%rip), %rcx\n"
+	"	mov $2, %eax\n"
+	"1:	.byte 0x0f, 0x01, 0xd7\n"
+	"	pop %r15\n"
+	"	pop %r14\n"
+	"	pop %r13\n"
+	"	pop %r12\n"
+	"	pop %rbp\n"
+	"	pop %rbx\n"
+	"	ret\n");
+
+static const char *no_shim;
+
+__attribute__((constructor))
+static void under_shim(int argc, char **argv, char **envp)
+{
+	(void)argc;
+	(void)envp;
+	no_shim = shim_reexec(argv);
+}
+
+static EVP_PKEY *key(void)
+{
+	static EVP_PKEY *k;
+
+	if (!k)
+		k = shim_load_key(test_shared_path(SEED_KEY));
+	return k;
+}
+
+/* The seed way: reserve 2 x SIZE through the device, trim it to ELRANGE. */
+static int seed_create(struct shim_encl *e, uint64_t attrs)
+{
+	struct sgx_enclave_create create;
+	struct sgx_secs secs;
+	uint8_t *area;
+
+	memset(e, 0, sizeof(*e));
+	e->fd = open("/dev/sgx/enclave", O_RDWR);
+	if (e->fd < 0)
+		return -errno;
+	area = mmap(NULL, 2 * SHIM_ENCL_SIZE, PROT_NONE, MAP_SHARED, e->fd, 0);
+	if (area == MAP_FAILED)
+		return -errno;
+	e->base = ((uint64_t)(uintptr_t)area + SHIM_ENCL_SIZE - 1) &
+		  ~(SHIM_ENCL_SIZE - 1);
+	if (e->base > (uintptr_t)area &&
+	    munmap(area, e->base - (uintptr_t)area))
+		return -errno;
+	if ((uintptr_t)area + SHIM_ENCL_SIZE > e->base &&
+	    munmap((void *)(uintptr_t)(e->base + SHIM_ENCL_SIZE),
+		   (uintptr_t)area + SHIM_ENCL_SIZE - e->base))
+		return -errno;
+	shim_encl_secs(&secs, e->base, attrs);
+	create.src = (uint64_t)(uintptr_t)&secs;
+	if (ioctl(e->fd, SGX_IOC_ENCLAVE_CREATE, &create))
+		return -errno;
+	e->img = shim_encl_image();
+	return e->img ? 0 : -ENOMEM;
+}
+
+static int seed_add(struct shim_encl *e)
+{
+	for (size_t i = 0; i < SHIM_NR_PAGES; i++) {
+		struct sgx_secinfo si __attribute__((aligned(64)));
+		struct seed_add_page ap;
+
+		memset(&si, 0, sizeof(si));
+		si.flags = shim_pages[i].flags;
+		memset(&ap, 0, sizeof(ap));
+		ap.addr = e->base + shim_pages[i].offset;
+		ap.src = (uint64_t)(uintptr_t)(e->img + shim_pages[i].offset);
+		ap.secinfo = (uint64_t)(uintptr_t)&si;
+		ap.mrmask = 0xffff;
+		if (ioctl(e->fd, SEED_IOC_ADD_PAGE, &ap))
+			return -errno;
+	}
+	return 0;
+}
+
+/* INIT: the ioctl's value (0, a positive SGX code) or -errno. */
+static int seed_init(struct shim_encl *e, uint64_t attrs, bool corrupt)
+{
+	struct sgx_enclave_init init;
+	uint8_t mr[32];
+	int r;
+
+	shim_encl_measure(e->img, mr);
+	if (shim_sign(key(), mr, attrs, &e->ss))
+		return -EBADMSG;
+	if (corrupt)
+		e->ss.signature[7] ^= 1;
+	init.sigstruct = (uint64_t)(uintptr_t)&e->ss;
+	r = ioctl(e->fd, SGX_IOC_ENCLAVE_INIT, &init);
+	return r < 0 ? -errno : r;
+}
+
+static int seed_build(struct shim_encl *e)
+{
+	int ret = seed_create(e, SHIM_ENCL_ATTRS);
+
+	if (!ret)
+		ret = seed_add(e);
+	if (!ret)
+		ret = seed_init(e, SHIM_ENCL_ATTRS, false);
+	if (!ret)
+		ret = shim_encl_map(e);
+	if (!shim_vdso_fn)
+		shim_vdso_fn = shim_vdso_sym("__vdso_sgx_enter_enclave");
+	return ret;
+}
+
+#define BUILD(e) do { \
+	if (no_shim) test_skip("%s", no_shim); \
+	REQUIRE(key()); \
+	int _r = seed_build(&(e)); \
+	if (_r) test_fail(__FILE__, __LINE__, "build: %s", strerror(-_r)); \
+	REQUIRE(_r == 0); \
+	REQUIRE(shim_vdso_fn != NULL); \
+} while (0)
+
+static uint64_t tcs(struct shim_encl *e, int i)
+{
+	return e->base + SHIM_ENCL_TCS(i);
+}
+
+TEST(seed_abi_ecall)
+{
+	struct seed_exception ex;
+	struct shim_encl e;
+	uint64_t out[2] = { 0 };
+
+	BUILD(e);
+	memset(&ex, 0xff, sizeof(ex));
+	CHECK_EQ(seed_vdso_call(0, (unsigned long)(uintptr_t)out, 9, SGX_EENTER,
+				tcs(&e, 0), &ex, NULL), 0);
+	CHECK_EQ(out[0], 10);
+	CHECK_EQ(out[1], tcs(&e, 0));
+	CHECK_EQ(ex.leaf, SGX_EEXIT);
+	/* No exception info at all is fine too. */
+	CHECK_EQ(seed_vdso_call(0, (unsigned long)(uintptr_t)out, 19, SGX_EENTER,
+				tcs(&e, 3), NULL, NULL), 0);
+	CHECK_EQ(out[0], 20);
+	/* Leaves other than EENTER/ERESUME. */
+	CHECK_EQ(seed_vdso_call(0, 0, 0, SGX_EEXIT, tcs(&e, 0), &ex, NULL), -EINVAL);
+	CHECK_EQ(seed_vdso_call(0, 0, 0, 0, tcs(&e, 0), &ex, NULL), 0);
+}
+
+TEST(seed_abi_exception_is_efault)
+{
+	struct seed_exception ex;
+	struct shim_encl e;
+	uint64_t out[2] = { 0 };
+	uint8_t *hole;
+
+	BUILD(e);
+	hole = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	REQUIRE(hole != MAP_FAILED);
+	memset(&ex, 0, sizeof(ex));
+	CHECK_EQ(seed_vdso_call(1, (unsigned long)(uintptr_t)out,
+				(unsigned long)(uintptr_t)(hole + 16), SGX_EENTER,
+				tcs(&e, 1), &ex, NULL), -EFAULT);
+	CHECK_EQ(ex.leaf, SGX_ERESUME);
+	CHECK_EQ(ex.trapnr, X86_TRAP_PF);
+	CHECK(ex.error_code & X86_PF_USER);
+	CHECK_EQ(ex.address, (uint64_t)(uintptr_t)hole);
+	/* Handle it in the enclave, then ERESUME. */
+	CHECK_EQ(seed_vdso_call(0, (unsigned long)(uintptr_t)out, SHIM_OP1_LEN,
+				SGX_EENTER, tcs(&e, 1), &ex, NULL), 0);
+	CHECK_EQ(seed_vdso_call(0, 0, 0, SGX_ERESUME, tcs(&e, 1), &ex, NULL), 0);
+	CHECK_EQ(out[0], 0x600d);
+	CHECK_EQ(ex.leaf, SGX_EEXIT);
+}
+
+static int cb_calls;
+static struct seed_exception *cb_ex;
+static void *cb_tcs;
+static int cb_ret;
+
+static int callback(long rdi, long rsi, long rdx, struct seed_exception *ex,
+		    long r8, long r9, void *tcs_addr, long ursp)
+{
+	(void)rdi; (void)rsi; (void)rdx; (void)r8; (void)r9; (void)ursp;
+	cb_calls++;
+	cb_ex = ex;
+	cb_tcs = tcs_addr;
+	return cb_ret;
+}
+
+TEST(seed_abi_callback)
+{
+	struct seed_exception ex;
+	struct shim_encl e;
+	uint64_t out[2] = { 0 };
+
+	BUILD(e);
+	cb_calls = 0;
+	cb_ret = -77;
+	CHECK_EQ(seed_vdso_call(0, (unsigned long)(uintptr_t)out, 1, SGX_EENTER,
+				tcs(&e, 2), &ex, callback), -77);
+	CHECK_EQ(cb_calls, 1);
+	CHECK(cb_ex == &ex);
+	CHECK(cb_tcs == (void *)(uintptr_t)tcs(&e, 2));
+	CHECK_EQ(out[0], 2);
+	/* An exception reaches the callback; its 0 is the result. */
+	cb_ret = 0;
+	CHECK_EQ(seed_vdso_call(2, (unsigned long)(uintptr_t)out, 0, SGX_EENTER,
+				tcs(&e, 2), &ex, callback), 0);
+	CHECK_EQ(cb_calls, 2);
+	CHECK_EQ(ex.trapnr, X86_TRAP_UD);
+	/* A positive non-leaf from the callback is -EINVAL. */
+	cb_ret = 9;
+	CHECK_EQ(seed_vdso_call(0, (unsigned long)(uintptr_t)out, 1, SGX_EENTER,
+				tcs(&e, 3), &ex, callback), -EINVAL);
+}
+
+TEST(host_enclu_is_emulated)
+{
+	struct shim_encl e;
+	uint64_t out[2] = { 0 };
+
+	BUILD(e);
+	host_enclu_eenter(0, (unsigned long)(uintptr_t)out, 33, tcs(&e, 0));
+	CHECK_EQ(out[0], 34);
+	CHECK_EQ(out[1], tcs(&e, 0));
+}
+
+TEST(seed_init_returns_sgx_code)
+{
+	struct shim_encl e;
+
+	if (no_shim)
+		test_skip("%s", no_shim);
+	REQUIRE(key());
+	REQUIRE_EQ(seed_create(&e, SHIM_ENCL_ATTRS), 0);
+	REQUIRE_EQ(seed_add(&e), 0);
+	CHECK_EQ(seed_init(&e, SHIM_ENCL_ATTRS, true), SGX_INVALID_SIGNATURE);
+	CHECK_EQ(seed_init(&e, SHIM_ENCL_ATTRS, false), 0);
+	CHECK_EQ(seed_init(&e, SHIM_ENCL_ATTRS, false), -EINVAL);
+}
+
+TEST(seed_add_page_errnos)
+{
+	struct sgx_secinfo si __attribute__((aligned(64)));
+	struct seed_add_page ap;
+	struct shim_encl e;
+
+	if (no_shim)
+		test_skip("%s", no_shim);
+	REQUIRE_EQ(seed_create(&e, SHIM_ENCL_ATTRS), 0);
+	memset(&si, 0, sizeof(si));
+	si.flags = SGX_SECINFO_REG | SGX_SECINFO_R;
+	memset(&ap, 0, sizeof(ap));
+	ap.addr = e.base + SHIM_ENCL_DATA;
+	ap.src = (uint64_t)(uintptr_t)(e.img + SHIM_ENCL_DATA);
+	ap.secinfo = (uint64_t)(uintptr_t)&si;
+	ap.addr += 8;
+	CHECK_EQ(ioctl(e.fd, SEED_IOC_ADD_PAGE, &ap), -1);
+	CHECK_EQ(errno, EINVAL);
+	ap.addr -= 8;
+	ap.src += 8;
+	CHECK_EQ(ioctl(e.fd, SEED_IOC_ADD_PAGE, &ap), -1);
+	CHECK_EQ(errno, EINVAL);
+	ap.src -= 8;
+	ap.secinfo = 1;
+	CHECK_EQ(ioctl(e.fd, SEED_IOC_ADD_PAGE, &ap), -1);
+	CHECK_EQ(errno, EFAULT);
+	ap.secinfo = (uint64_t)(uintptr_t)&si;
+	CHECK_EQ(ioctl(e.fd, SEED_IOC_ADD_PAGE, (void *)4), -1);
+	CHECK_EQ(errno, EFAULT);
+	si.flags = SGX_SECINFO_TCS | SGX_SECINFO_X;
+	CHECK_EQ(ioctl(e.fd, SEED_IOC_ADD_PAGE, &ap), -1);
+	CHECK_EQ(errno, EINVAL);
+	si.flags = SGX_SECINFO_REG | SGX_SECINFO_R;
+	CHECK_EQ(ioctl(e.fd, SEED_IOC_ADD_PAGE, &ap), 0);
+	CHECK_EQ(ioctl(e.fd, SEED_IOC_ADD_PAGE, &ap), -1);
+	CHECK_EQ(errno, EEXIST);
+}
+
+/* v22's grant is set at open and survives CREATE (mainline's does not). */
+TEST(seed_set_attribute_before_create)
+{
+	struct sgx_enclave_provision prov;
+	struct shim_encl e;
+	int pfd, fd;
+
+	if (no_shim)
+		test_skip("%s", no_shim);
+	REQUIRE(key());
+	pfd = open("/dev/sgx/provision", O_RDONLY);
+	REQUIRE(pfd >= 0);
+	/* A mainline provision fd does not grant on a v22 enclave. */
+	fd = open("/dev/sgx/enclave", O_RDWR);
+	REQUIRE(fd >= 0);
+	prov.fd = (uint64_t)open("/dev/sgx_provision", O_RDONLY);
+	CHECK_EQ(ioctl(fd, SEED_IOC_SET_ATTRIBUTE, &prov), -1);
+	CHECK_EQ(errno, EINVAL);
+	close(fd);
+
+	REQUIRE_EQ(seed_create(&e, SHIM_ENCL_ATTRS | SGX_ATTR_PROVISIONKEY), 0);
+	REQUIRE_EQ(seed_add(&e), 0);
+	CHECK_EQ(seed_init(&e, SHIM_ENCL_ATTRS | SGX_ATTR_PROVISIONKEY, false),
+		 -EACCES);
+	prov.fd = (uint64_t)pfd;
+	CHECK_EQ(ioctl(e.fd, SEED_IOC_SET_ATTRIBUTE, &prov), 0);
+	CHECK_EQ(seed_init(&e, SHIM_ENCL_ATTRS | SGX_ATTR_PROVISIONKEY, false), 0);
+}
+
+/* Closing every fd and unmapping every window releases the enclave. */
+TEST(release_on_last_close_and_unmap)
+{
+	struct sgxemu_enclave *(*find)(uint64_t);
+	struct shim_encl e;
+
+	BUILD(e);
+	find = (struct sgxemu_enclave *(*)(uint64_t))
+	       dlsym(RTLD_DEFAULT, "sgxemu_enclave_find");
+	REQUIRE(find != NULL);
+	CHECK(find(e.base) != NULL);
+	CHECK_EQ(close(e.fd), 0);
+	CHECK(find(e.base) != NULL);	/* the windows keep it */
+	CHECK_EQ(munmap((void *)(uintptr_t)e.base, SHIM_ENCL_SIZE / 2), 0);
+	CHECK(find(e.base) != NULL);
+	CHECK_EQ(munmap((void *)(uintptr_t)(e.base + SHIM_ENCL_SIZE / 2),
+			SHIM_ENCL_SIZE / 2), 0);
+	CHECK(find(e.base) == NULL);
+}

@@ -1,0 +1,433 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Enclave objects behind the public C API: ECREATE, EADD + EEXTEND, EINIT
+ * and EREMOVE through the processor model, the ELRANGE reservation, the
+ * per-page mapping permissions, and the table the engine looks enclaves up
+ * in by address (lock-free, for signal handlers).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <openssl/sha.h>
+
+#include "engine/engine.h"
+
+struct sgxemu_enclave *_Atomic sgxemu__enclaves[MAX_ENCLAVES];
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct sgxemu_enclave *sgxemu__encl_find(uint64_t addr)
+{
+	for (int i = 0; i < MAX_ENCLAVES; i++) {
+		struct sgxemu_enclave *e = atomic_load(&sgxemu__enclaves[i]);
+
+		if (e && addr >= e->base && addr - e->base < e->size)
+			return e;
+	}
+	return NULL;
+}
+
+struct sgxemu_enclave *sgxemu_enclave_find(uint64_t addr)
+{
+	return sgxemu__encl_find(addr);
+}
+
+int sgxemu__encl_register(struct sgxemu_enclave *e)
+{
+	int ret = -ENOSPC;
+
+	pthread_mutex_lock(&table_lock);
+	for (int i = 0; i < MAX_ENCLAVES; i++) {
+		if (!atomic_load(&sgxemu__enclaves[i])) {
+			e->table_slot = i;
+			atomic_store(&sgxemu__enclaves[i], e);
+			ret = 0;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&table_lock);
+	return ret;
+}
+
+void sgxemu__encl_unregister(struct sgxemu_enclave *e)
+{
+	pthread_mutex_lock(&table_lock);
+	if (e->table_slot >= 0 &&
+	    atomic_load(&sgxemu__enclaves[e->table_slot]) == e)
+		atomic_store(&sgxemu__enclaves[e->table_slot], NULL);
+	e->table_slot = -1;
+	pthread_mutex_unlock(&table_lock);
+}
+
+static void set_err(int *sgx_err, int v)
+{
+	if (sgx_err)
+		*sgx_err = v;
+}
+
+int sgxemu_enclave_create(const struct sgx_secs *secs, unsigned flags,
+			  struct sgxemu_enclave **out, int *sgx_err)
+{
+	struct sgx_secinfo secinfo __attribute__((aligned(64)));
+	struct sgx_pageinfo pi __attribute__((aligned(32)));
+	struct sgx_cpu *cpu;
+	struct sgxemu_enclave *e;
+	struct sgx_secs *copy;
+	long idx;
+	int ret;
+
+	set_err(sgx_err, 0);
+	if (!secs || !out || (flags & ~SGXEMU_CREATE_RESERVED))
+		return -EINVAL;
+	*out = NULL;
+	ret = sgxemu_platform_init();
+	if (ret)
+		return ret;
+	cpu = sgxemu__cpu();
+	copy = aligned_alloc(SGX_PAGE_SIZE, SGX_PAGE_SIZE);
+	e = calloc(1, sizeof(*e));
+	if (!copy || !e) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	memcpy(copy, secs, sizeof(*copy));
+	idx = sgxemu__epc_alloc(-1, true);
+	if (idx < 0) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	memset(&secinfo, 0, sizeof(secinfo));
+	secinfo.flags = SGX_SECINFO_SECS;
+	memset(&pi, 0, sizeof(pi));
+	pi.srcpge = (uint64_t)(uintptr_t)copy;
+	pi.secinfo = (uint64_t)(uintptr_t)&secinfo;
+	ret = sgx_ecreate(cpu, &pi, sgx_epc_page(cpu, (size_t)idx));
+	if (ret) {
+		set_err(sgx_err, ret);
+		sgxemu__epc_free(idx);
+		ret = -EIO;
+		goto out_free;
+	}
+	e->ctl = cpu->ctl[idx];
+	e->secs_index = idx;
+	e->base = secs->base;
+	e->size = secs->size;
+	e->npages = secs->size >> SGX_PAGE_SHIFT;
+	e->flags = flags;
+	e->xfrm = secs->attributes.xfrm;
+	e->miscselect = secs->miscselect;
+	e->table_slot = -1;
+	pthread_mutex_init(&e->lock, NULL);
+	e->map_prot = calloc(e->npages, 1);
+	if (!e->map_prot) {
+		ret = -ENOMEM;
+		goto out_remove;
+	}
+	if (!(flags & SGXEMU_CREATE_RESERVED)) {
+		void *p = mmap((void *)(uintptr_t)e->base, e->size, PROT_NONE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
+			       MAP_FIXED_NOREPLACE, -1, 0);
+
+		if (p == MAP_FAILED) {
+			ret = errno == EEXIST ? -EEXIST : -ENOMEM;
+			goto out_remove;
+		}
+		if ((uintptr_t)p != e->base) {
+			/* Old kernels treat the flag as a hint. */
+			munmap(p, e->size);
+			ret = -EEXIST;
+			goto out_remove;
+		}
+	}
+	ret = sgxemu__encl_register(e);
+	if (ret) {
+		if (!(flags & SGXEMU_CREATE_RESERVED))
+			munmap((void *)(uintptr_t)e->base, e->size);
+		goto out_remove;
+	}
+	free(copy);
+	*out = e;
+	return 0;
+
+out_remove:
+	sgx_eremove(cpu, sgx_epc_page(cpu, (size_t)idx));
+	sgxemu__epc_free(idx);
+out_free:
+	if (e)
+		free(e->map_prot);
+	free(e);
+	free(copy);
+	return ret;
+}
+
+static bool in_range(const struct sgxemu_enclave *e, uint64_t addr)
+{
+	return addr >= e->base && addr - e->base < e->size;
+}
+
+static long page_epc(const struct sgxemu_enclave *e, size_t page)
+{
+	uint32_t v = __atomic_load_n(&e->ctl->pages[page], __ATOMIC_ACQUIRE);
+
+	return v ? (long)v - 1 : -1;
+}
+
+int sgxemu_enclave_add_page(struct sgxemu_enclave *e, uint64_t linaddr,
+			    const void *src, const struct sgx_secinfo *secinfo,
+			    uint16_t measure_mask, int prot, int *sgx_err)
+{
+	struct sgx_secinfo si __attribute__((aligned(64)));
+	struct sgx_pageinfo pi __attribute__((aligned(32)));
+	struct sgx_cpu *cpu = sgxemu__cpu();
+	uint8_t *page, *bounce;
+	size_t n;
+	long idx, hint = -1;
+	int ret;
+
+	set_err(sgx_err, 0);
+	if (!e || !src || !secinfo || (linaddr & (SGX_PAGE_SIZE - 1)) ||
+	    !in_range(e, linaddr) || (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC)))
+		return -EINVAL;
+	n = (linaddr - e->base) >> SGX_PAGE_SHIFT;
+	bounce = aligned_alloc(SGX_PAGE_SIZE, SGX_PAGE_SIZE);
+	if (!bounce)
+		return -ENOMEM;
+	memcpy(bounce, src, SGX_PAGE_SIZE);
+	memcpy(&si, secinfo, sizeof(si));
+
+	pthread_mutex_lock(&e->lock);
+	if (page_epc(e, n) >= 0) {
+		ret = -EEXIST;
+		goto out;
+	}
+	/* Keep the enclave's consecutive pages consecutive in the EPC. */
+	if (n > 0 && page_epc(e, n - 1) >= 0)
+		hint = page_epc(e, n - 1) + 1;
+	else if (n + 1 < e->npages && page_epc(e, n + 1) > 0)
+		hint = page_epc(e, n + 1) - 1;
+	idx = sgxemu__epc_alloc(hint, false);
+	if (idx < 0) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	page = sgx_epc_page(cpu, (size_t)idx);
+	memset(&pi, 0, sizeof(pi));
+	pi.linaddr = linaddr;
+	pi.srcpge = (uint64_t)(uintptr_t)bounce;
+	pi.secinfo = (uint64_t)(uintptr_t)&si;
+	pi.secs = (uint64_t)(uintptr_t)sgx_epc_page(cpu, (size_t)e->secs_index);
+	ret = sgx_eadd(cpu, &pi, page);
+	if (ret) {
+		set_err(sgx_err, ret);
+		sgxemu__epc_free(idx);
+		ret = -EIO;
+		goto out;
+	}
+	for (unsigned i = 0; i < 16; i++) {
+		if (!(measure_mask & (1U << i)))
+			continue;
+		ret = sgx_eextend(cpu, (void *)(uintptr_t)pi.secs,
+				  page + 256 * i);
+		if (ret) {
+			/* The page stays (as EADD left it); the measurement
+			 * is broken, so EINIT will refuse the enclave. */
+			set_err(sgx_err, ret);
+			ret = -EIO;
+			break;
+		}
+	}
+	e->nr_pages++;
+	e->map_prot[n] = (uint8_t)prot;
+	{
+		int r = sgxemu__map_pages(e, n, 1, true);
+
+		if (!ret)
+			ret = r;
+	}
+out:
+	pthread_mutex_unlock(&e->lock);
+	free(bounce);
+	return ret;
+}
+
+int sgxemu_enclave_init(struct sgxemu_enclave *e,
+			const struct sgx_sigstruct *sigstruct,
+			const struct sgx_einittoken *token, int *sgx_err)
+{
+	struct sgx_cpu *cpu = sgxemu__cpu();
+	struct sgx_sigstruct *ss;
+	struct sgx_einittoken *tok;
+	uint8_t hash[SHA256_DIGEST_LENGTH];
+	int ret;
+
+	set_err(sgx_err, 0);
+	if (!e || !sigstruct)
+		return -EINVAL;
+	ss = aligned_alloc(SGX_PAGE_SIZE, SGX_PAGE_SIZE);
+	tok = aligned_alloc(512, 512);
+	if (!ss || !tok) {
+		free(ss);
+		free(tok);
+		return -ENOMEM;
+	}
+	memcpy(ss, sigstruct, sizeof(*ss));
+	memset(tok, 0, 512);
+	if (token)
+		memcpy(tok, token, sizeof(*tok));
+
+	pthread_mutex_lock(&e->lock);
+	/* As Linux on flexible-launch-control parts: the signer becomes the
+	 * launch enclave's hash, so EINIT needs no token. */
+	SHA256(ss->modulus, sizeof(ss->modulus), hash);
+	for (int i = 0; i < 4; i++) {
+		uint64_t v;
+
+		memcpy(&v, hash + 8 * i, 8);
+		sgx_wrmsr(cpu, MSR_IA32_SGXLEPUBKEYHASH0 + i, v);
+	}
+	ret = sgx_einit(cpu, ss, sgx_epc_page(cpu, (size_t)e->secs_index), tok);
+	pthread_mutex_unlock(&e->lock);
+	free(ss);
+	free(tok);
+	if (ret) {
+		set_err(sgx_err, ret);
+		return -EIO;
+	}
+	return 0;
+}
+
+int sgxemu_enclave_set_prot(struct sgxemu_enclave *e, uint64_t addr,
+			    size_t len, int prot)
+{
+	size_t first, n;
+	int ret;
+
+	if (!e || (addr & (SGX_PAGE_SIZE - 1)) || (len & (SGX_PAGE_SIZE - 1)) ||
+	    !len || !in_range(e, addr) || len > e->size - (addr - e->base) ||
+	    (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC)))
+		return -EINVAL;
+	first = (addr - e->base) >> SGX_PAGE_SHIFT;
+	n = len >> SGX_PAGE_SHIFT;
+	pthread_mutex_lock(&e->lock);
+	memset(e->map_prot + first, prot, n);
+	ret = sgxemu__map_pages(e, first, n, false);
+	pthread_mutex_unlock(&e->lock);
+	return ret;
+}
+
+int sgxemu_enclave_page_info(struct sgxemu_enclave *e, uint64_t linaddr,
+			     struct sgxemu_page_info *info)
+{
+	struct sgx_cpu *cpu = sgxemu__cpu();
+	struct sgx_epcm_entry *m;
+	size_t n;
+	long idx;
+
+	if (!e || !info || !in_range(e, linaddr))
+		return -EINVAL;
+	memset(info, 0, sizeof(*info));
+	n = (linaddr - e->base) >> SGX_PAGE_SHIFT;
+	info->map_prot = e->map_prot[n];
+	idx = page_epc(e, n);
+	if (idx < 0)
+		return 0;
+	m = &cpu->epcm[idx];
+	info->present = m->valid;
+	info->type = m->page_type;
+	info->epcm_prot = (m->r ? PROT_READ : 0) | (m->w ? PROT_WRITE : 0) |
+			  (m->x ? PROT_EXEC : 0);
+	info->pending = m->pending;
+	info->modified = m->modified;
+	return 0;
+}
+
+int sgxemu_enclave_remove_page(struct sgxemu_enclave *e, uint64_t linaddr,
+			       int *sgx_err)
+{
+	struct sgx_cpu *cpu = sgxemu__cpu();
+	size_t n;
+	long idx;
+	int ret;
+
+	set_err(sgx_err, 0);
+	if (!e || (linaddr & (SGX_PAGE_SIZE - 1)) || !in_range(e, linaddr))
+		return -EINVAL;
+	n = (linaddr - e->base) >> SGX_PAGE_SHIFT;
+	pthread_mutex_lock(&e->lock);
+	idx = page_epc(e, n);
+	if (idx < 0) {
+		ret = -ENOENT;
+		goto out;
+	}
+	ret = sgx_eremove(cpu, sgx_epc_page(cpu, (size_t)idx));
+	if (ret) {
+		set_err(sgx_err, ret);
+		ret = -EIO;
+		goto out;
+	}
+	sgxemu__epc_free(idx);
+	e->nr_pages--;
+	ret = sgxemu__map_pages(e, n, 1, true);
+out:
+	pthread_mutex_unlock(&e->lock);
+	return ret;
+}
+
+int sgxemu_enclave_get_info(const struct sgxemu_enclave *e,
+			    struct sgxemu_enclave_info *info)
+{
+	struct sgx_cpu *cpu = sgxemu__cpu();
+	const struct sgx_secs *secs;
+
+	if (!e || !info)
+		return -EINVAL;
+	secs = sgx_epc_page(cpu, (size_t)e->secs_index);
+	memset(info, 0, sizeof(*info));
+	info->base = e->base;
+	info->size = e->size;
+	info->ssa_frame_size = secs->ssa_frame_size;
+	info->miscselect = secs->miscselect;
+	info->attributes = secs->attributes;
+	info->initialized = __atomic_load_n(&e->ctl->initialized,
+					    __ATOMIC_ACQUIRE);
+	memcpy(info->mrenclave, secs->mrenclave, sizeof(info->mrenclave));
+	memcpy(info->mrsigner, secs->mrsigner, sizeof(info->mrsigner));
+	info->nr_pages = e->nr_pages;
+	return 0;
+}
+
+int sgxemu_enclave_destroy(struct sgxemu_enclave *e)
+{
+	struct sgx_cpu *cpu = sgxemu__cpu();
+
+	if (!e)
+		return -EINVAL;
+	pthread_mutex_lock(&e->lock);
+	if (atomic_load(&e->ctl->active_threads)) {
+		pthread_mutex_unlock(&e->lock);
+		return -EBUSY;
+	}
+	sgxemu__encl_unregister(e);
+	for (size_t n = 0; n < e->npages; n++) {
+		long idx = page_epc(e, n);
+
+		if (idx < 0)
+			continue;
+		if (sgx_eremove(cpu, sgx_epc_page(cpu, (size_t)idx)) == 0)
+			sgxemu__epc_free(idx);
+	}
+	if (sgx_eremove(cpu, sgx_epc_page(cpu, (size_t)e->secs_index)) == 0)
+		sgxemu__epc_free(e->secs_index);
+	if (e->flags & SGXEMU_CREATE_RESERVED)
+		mmap((void *)(uintptr_t)e->base, e->size, PROT_NONE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED,
+		     -1, 0);
+	else
+		munmap((void *)(uintptr_t)e->base, e->size);
+	pthread_mutex_unlock(&e->lock);
+	pthread_mutex_destroy(&e->lock);
+	free(e->map_prot);
+	free(e);
+	return 0;
+}

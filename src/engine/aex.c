@@ -1,0 +1,620 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Enclave-mode events, all arriving as signals:
+ *  - SIGILL at ENCLU (0f 01 d7) in the enclave: EEXIT, or another user
+ *    leaf done by the processor model (src/cpu/enclu.c);
+ *  - a synchronous fault (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, and
+ *    SIGSYS from syscall user dispatch = #UD): AEX with the exception,
+ *    then a fixup or the application's handler at the AEP;
+ *  - any other signal: AEX as an interrupt, then the application's handler
+ *    at the AEP, whose ERESUME continues the enclave;
+ * and host-code ENCLU[EENTER/ERESUME] (the slow entry path).
+ *
+ * The ucontext is the register file: an AEX rewrites it to the synthetic
+ * state at the AEP, EEXIT to the host target, an entry to enclave state;
+ * the sigreturn makes it real. FS/GS bases and the syscall selector go
+ * back through struct sgxemu_sigsave, which the stub applies last.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "engine/engine.h"
+
+#define EFL_CF	0x0001
+#define EFL_PF	0x0004
+#define EFL_AF	0x0010
+#define EFL_ZF	0x0040
+#define EFL_SF	0x0080
+#define EFL_TF	0x0100
+#define EFL_DF	0x0400
+#define EFL_OF	0x0800
+#define EFL_RF	0x10000
+#define EFL_AC	0x40000
+#define EFL_ID	0x200000
+#define EFL_ARITH (EFL_CF | EFL_PF | EFL_AF | EFL_ZF | EFL_SF | EFL_OF)
+
+#define FP_XSTATE_MAGIC1_ 0x46505853U
+
+/* The kernel's software-reserved bytes at 464 of the signal FP frame. */
+struct fpx_sw {
+	uint32_t magic1;
+	uint32_t extended_size;
+	uint64_t xfeatures;
+	uint32_t xstate_size;
+	uint32_t padding[7];
+};
+
+static struct sgxemu_fixup_entry fixups[64];
+
+int sgxemu_register_fixup(uintptr_t aep, uintptr_t fixup, unsigned flags)
+{
+	if (!aep || !fixup || flags > SGXEMU_FIXUP_ALL)
+		return -EINVAL;
+	for (int i = 0; i < 64; i++) {
+		if (atomic_load(&fixups[i].aep) == aep) {
+			fixups[i].fixup = fixup;
+			fixups[i].flags = flags;
+			return 0;
+		}
+	}
+	for (int i = 0; i < 64; i++) {
+		uintptr_t zero = 0;
+
+		if (atomic_load(&fixups[i].aep))
+			continue;
+		fixups[i].fixup = fixup;
+		fixups[i].flags = flags;
+		if (atomic_compare_exchange_strong(&fixups[i].aep, &zero, aep))
+			return 0;
+	}
+	return -ENOSPC;
+}
+
+int sgxemu_unregister_fixup(uintptr_t aep)
+{
+	for (int i = 0; i < 64; i++) {
+		if (aep && atomic_load(&fixups[i].aep) == aep) {
+			atomic_store(&fixups[i].aep, 0);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+uintptr_t sgxemu__fixup_find(uintptr_t aep, unsigned vector)
+{
+	for (int i = 0; i < 64; i++) {
+		if (atomic_load(&fixups[i].aep) != aep)
+			continue;
+		if (fixups[i].flags == SGXEMU_FIXUP_LINUX &&
+		    (vector == X86_TRAP_DB || vector == X86_TRAP_BP))
+			return 0;
+		return fixups[i].fixup;
+	}
+	return 0;
+}
+
+/* The signal frame's FP/XSAVE area: its size and XSAVE features. */
+static uint8_t *fp_area(ucontext_t *uc, uint32_t *size)
+{
+	uint8_t *fp = (uint8_t *)uc->uc_mcontext.fpregs;
+	struct fpx_sw sw;
+
+	if (!fp)
+		return NULL;
+	memcpy(&sw, fp + 464, sizeof(sw));
+	*size = sw.magic1 == FP_XSTATE_MAGIC1_ && sw.xstate_size >= 576 ?
+		sw.xstate_size : 512;
+	return fp;
+}
+
+/* AEX: the XFRM features of the interrupted context go to INIT. */
+static void fp_init(ucontext_t *uc, uint64_t xfrm)
+{
+	uint32_t size;
+	uint8_t *fp = fp_area(uc, &size);
+	uint16_t fcw = 0x037f;
+	uint32_t mxcsr = 0x1f80;
+	uint64_t bv;
+
+	if (!fp)
+		return;
+	memset(fp, 0, 24);
+	memcpy(fp, &fcw, 2);
+	memcpy(fp + 24, &mxcsr, 4);
+	memset(fp + 32, 0, 464 - 32);
+	if (size >= 576) {
+		memcpy(&bv, fp + 512, 8);
+		bv &= ~(xfrm & ~SGX_XFRM_LEGACY);
+		memcpy(fp + 512, &bv, 8);
+	}
+}
+
+/* ERESUME: the frame's XSAVE image becomes the context's state. */
+static void fp_load(struct sgx_lp *lp, ucontext_t *uc)
+{
+	struct sgx_cpu *cpu = sgxemu__cpu();
+	uint64_t xfrm = lp->secs->attributes.xfrm;
+	uint32_t size, mask, mxcsr;
+	uint8_t *fp = fp_area(uc, &size);
+	uint64_t bv, ssa_bv;
+
+	if (!fp)
+		return;
+	memcpy(&mask, fp + 28, 4);
+	sgx_encl_read(cpu, lp->ctl, lp->xsave, fp, 464);
+	/* A bad MXCSR in the SSA must not make the sigreturn fail. */
+	memcpy(&mxcsr, fp + 24, 4);
+	mxcsr &= mask ? mask : 0xffbf;
+	memcpy(fp + 24, &mxcsr, 4);
+	memcpy(fp + 28, &mask, 4);
+	if (size < 576)
+		return;
+	sgx_encl_read(cpu, lp->ctl, lp->xsave + 512, &ssa_bv, 8);
+	memcpy(&bv, fp + 512, 8);
+	bv = (bv & ~xfrm) | (ssa_bv & xfrm) | (xfrm & SGX_XFRM_LEGACY);
+	memcpy(fp + 512, &bv, 8);
+	for (unsigned i = 2; i < 64; i++) {
+		uint32_t off = sgx_xsave_layout.offset[i];
+		uint32_t n = sgx_xsave_layout.size[i];
+
+		if ((ssa_bv & xfrm & (1ULL << i)) && n && off + n <= size)
+			sgx_encl_read(cpu, lp->ctl, lp->xsave + off, fp + off, n);
+	}
+}
+
+static void gregs_to_gpr(const greg_t *g, struct sgx_gprsgx *gpr)
+{
+	gpr->rax = g[REG_RAX]; gpr->rcx = g[REG_RCX];
+	gpr->rdx = g[REG_RDX]; gpr->rbx = g[REG_RBX];
+	gpr->rsp = g[REG_RSP]; gpr->rbp = g[REG_RBP];
+	gpr->rsi = g[REG_RSI]; gpr->rdi = g[REG_RDI];
+	gpr->r8 = g[REG_R8];   gpr->r9 = g[REG_R9];
+	gpr->r10 = g[REG_R10]; gpr->r11 = g[REG_R11];
+	gpr->r12 = g[REG_R12]; gpr->r13 = g[REG_R13];
+	gpr->r14 = g[REG_R14]; gpr->r15 = g[REG_R15];
+	gpr->rflags = g[REG_EFL];
+	gpr->rip = g[REG_RIP];
+}
+
+/* Leave enclave mode in the saved state: host FS/GS, syscalls allowed. */
+static void to_host(struct sgxemu_tcb *tcb, struct sgxemu_sigsave *save)
+{
+	tcb->in_enclave = false;
+	save->fs = tcb->host_fs;
+	save->gs = tcb->host_gs;
+	save->selector = SEL_ALLOW;
+	sgxemu__guard_exit();
+}
+
+/*
+ * The AEX itself: save into the SSA, load the synthetic state at the AEP.
+ */
+static void do_aex(struct sgxemu_tcb *tcb, ucontext_t *uc,
+		   struct sgxemu_sigsave *save, bool exception,
+		   unsigned vector, uint32_t errcd, uint64_t maddr,
+		   uint64_t fault_rip)
+{
+	struct sgx_lp *lp = &tcb->lp;
+	greg_t *g = uc->uc_mcontext.gregs;
+	struct sgx_aex_event ev;
+	uint32_t size = 0;
+
+	memset(&ev, 0, sizeof(ev));
+	gregs_to_gpr(g, &ev.gpr);
+	ev.gpr.rip = fault_rip;
+	ev.gpr.fsbase = save->fs;
+	ev.gpr.gsbase = save->gs;
+	ev.exception = exception;
+	ev.vector = (uint8_t)vector;
+	ev.error_code = errcd;
+	ev.maddr = maddr;
+	ev.xsave = fp_area(uc, &size);
+	ev.xsave_size = size;
+	sgx_aex(sgxemu__cpu(), lp, &ev);
+	tcb->aex_count++;
+
+	g[REG_RAX] = SGX_ERESUME;
+	g[REG_RBX] = lp->tcs_linaddr;
+	g[REG_RCX] = lp->aep;
+	g[REG_RDX] = g[REG_RSI] = g[REG_RDI] = 0;
+	g[REG_R8] = g[REG_R9] = g[REG_R10] = g[REG_R11] = 0;
+	g[REG_R12] = g[REG_R13] = g[REG_R14] = g[REG_R15] = 0;
+	g[REG_RSP] = lp->ursp;
+	g[REG_RBP] = lp->urbp;
+	g[REG_RIP] = lp->aep;
+	g[REG_EFL] &= ~(EFL_ARITH | EFL_RF | EFL_TF);
+	fp_init(uc, lp->secs->attributes.xfrm);
+	to_host(tcb, save);
+}
+
+/* Deliver exception @vector (after its AEX) to a fixup or a handler. */
+static void report(int signo, siginfo_t *orig, ucontext_t *uc,
+		   unsigned vector, uint32_t errcd, uint64_t addr, uint64_t aep)
+{
+	greg_t *g = uc->uc_mcontext.gregs;
+	uintptr_t fixup = sgxemu__fixup_find((uintptr_t)aep, vector);
+	siginfo_t si;
+
+	if (fixup) {
+		g[REG_RIP] = fixup;
+		g[REG_RDI] = vector;
+		g[REG_RSI] = errcd;
+		g[REG_RDX] = addr;
+		return;
+	}
+	memset(&si, 0, sizeof(si));
+	si.si_code = 0x80;		/* SI_KERNEL */
+	si.si_addr = (void *)(uintptr_t)g[REG_RIP];
+	switch (vector) {
+	case X86_TRAP_DE:
+		signo = SIGFPE;
+		si.si_code = FPE_INTDIV;
+		break;
+	case X86_TRAP_MF:
+	case X86_TRAP_XF:
+		signo = SIGFPE;
+		si.si_code = orig && orig->si_signo == SIGFPE ?
+			     orig->si_code : FPE_FLTINV;
+		break;
+	case X86_TRAP_DB:
+	case X86_TRAP_BP:
+		signo = SIGTRAP;
+		si.si_code = vector == X86_TRAP_DB ? TRAP_TRACE : 0x80;
+		break;
+	case X86_TRAP_UD:
+		signo = SIGILL;
+		si.si_code = ILL_ILLOPN;
+		break;
+	case X86_TRAP_AC:
+		signo = SIGBUS;
+		si.si_code = BUS_ADRALN;
+		break;
+	case X86_TRAP_PF:
+		signo = SIGSEGV;
+		si.si_code = (errcd & X86_PF_PROT) ? SEGV_ACCERR : SEGV_MAPERR;
+		si.si_addr = (void *)(uintptr_t)addr;
+		break;
+	default:
+		signo = SIGSEGV;
+		si.si_addr = NULL;
+		break;
+	}
+	si.si_signo = signo;
+	g[REG_TRAPNO] = vector;
+	g[REG_ERR] = errcd;
+	uc->uc_mcontext.gregs[REG_CR2] = vector == X86_TRAP_PF ? addr : 0;
+	sgxemu__chain(signo, &si, uc, true);
+}
+
+/* Bytes at enclave address @rip, through the processor's EPC view. */
+static bool enclave_bytes(struct sgxemu_tcb *tcb, uint64_t rip, uint8_t *buf,
+			  size_t n)
+{
+	struct sgx_encl_ctl *ctl = tcb->lp.ctl;
+
+	if (rip < ctl->base || rip - ctl->base >= ctl->size ||
+	    n > ctl->base + ctl->size - rip)
+		return false;
+	sgx_encl_read(sgxemu__cpu(), ctl, rip, buf, n);
+	return true;
+}
+
+/*
+ * Instructions the kernel reports as #GP that are #UD in enclave mode
+ * (sgx-facts.md §4.26): INT n, INTO, IN, OUT, INS, OUTS.
+ */
+static bool illegal_in_enclave(struct sgxemu_tcb *tcb, uint64_t rip)
+{
+	uint8_t b[15];
+	size_t i = 0;
+
+	if (!enclave_bytes(tcb, rip, b, sizeof(b)) &&
+	    !enclave_bytes(tcb, rip, b, 2))
+		return false;
+	/* Skip legacy and REX prefixes. */
+	while (i < 4 && (b[i] == 0x66 || b[i] == 0x67 || b[i] == 0xf2 ||
+			 b[i] == 0xf3 || (b[i] & 0xf0) == 0x40))
+		i++;
+	switch (b[i]) {
+	case 0xcc: case 0xcd: case 0xce:		/* INT3/INT n/INTO */
+	case 0xe4: case 0xe5: case 0xe6: case 0xe7:	/* IN/OUT imm8 */
+	case 0xec: case 0xed: case 0xee: case 0xef:	/* IN/OUT DX */
+	case 0x6c: case 0x6d: case 0x6e: case 0x6f:	/* INS/OUTS */
+		return b[i] != 0xcc;
+	default:
+		return false;
+	}
+}
+
+/* #PF error code as hardware would report it, with bit 15 for a fault
+ * the mapping allows and the EPCM refuses. */
+static uint32_t pf_errcd(struct sgxemu_tcb *tcb, uint64_t addr, uint32_t kerr)
+{
+	struct sgxemu_enclave *e = tcb->encl;
+	uint32_t err = (kerr & (X86_PF_PROT | X86_PF_WRITE | X86_PF_INSTR |
+				X86_PF_RSVD | X86_PF_PK)) | X86_PF_USER;
+	int map, epcm;
+	size_t page;
+	bool allowed_map, allowed_epcm;
+
+	if (!e || addr < e->base || addr - e->base >= e->size)
+		return err;
+	page = (addr - e->base) >> SGX_PAGE_SHIFT;
+	if (!__atomic_load_n(&e->ctl->pages[page], __ATOMIC_ACQUIRE))
+		return err;		/* no EPC page: not mapped */
+	map = e->map_prot[page];
+	epcm = sgxemu__epcm_prot(e, page);
+	if (kerr & X86_PF_INSTR) {
+		allowed_map = map & PROT_EXEC;
+		allowed_epcm = epcm & PROT_EXEC;
+	} else if (kerr & X86_PF_WRITE) {
+		allowed_map = map & PROT_WRITE;
+		allowed_epcm = epcm & PROT_WRITE;
+	} else {
+		allowed_map = map != PROT_NONE;
+		allowed_epcm = epcm & PROT_READ;
+	}
+	if (allowed_map && !allowed_epcm)
+		err |= X86_PF_SGX | X86_PF_PROT;
+	return err;
+}
+
+static void exception(struct sgxemu_tcb *tcb, int signo, siginfo_t *info,
+		      ucontext_t *uc, struct sgxemu_sigsave *save,
+		      unsigned vector, uint32_t errcd, uint64_t maddr,
+		      uint64_t fault_rip)
+{
+	do_aex(tcb, uc, save, true, vector, errcd, maddr, fault_rip);
+	report(signo, info, uc, vector, errcd,
+	       vector == X86_TRAP_PF ? maddr & ~(SGX_PAGE_SIZE - 1) : 0,
+	       tcb->lp.aep);
+}
+
+static void copy_out(struct sgxemu_run *run, const greg_t *g)
+{
+	struct sgxemu_regs *r = &run->regs;
+
+	r->rax = g[REG_RAX]; r->rbx = g[REG_RBX]; r->rcx = g[REG_RCX];
+	r->rdx = g[REG_RDX]; r->rsi = g[REG_RSI]; r->rdi = g[REG_RDI];
+	r->rbp = g[REG_RBP]; r->rsp = g[REG_RSP];
+	r->r8 = g[REG_R8];   r->r9 = g[REG_R9];   r->r10 = g[REG_R10];
+	r->r11 = g[REG_R11]; r->r12 = g[REG_R12]; r->r13 = g[REG_R13];
+	r->r14 = g[REG_R14]; r->r15 = g[REG_R15];
+	r->rflags = g[REG_EFL];
+}
+
+static void enclu_in_enclave(struct sgxemu_tcb *tcb, siginfo_t *info,
+			     ucontext_t *uc, struct sgxemu_sigsave *save)
+{
+	greg_t *g = uc->uc_mcontext.gregs;
+	uint64_t rip = g[REG_RIP];
+	uint32_t leaf = (uint32_t)g[REG_RAX];
+	uint64_t rax;
+	bool zf;
+	int ret;
+
+	if (leaf == SGX_EEXIT) {
+		uint64_t target = g[REG_RBX];
+
+		if ((uint64_t)((int64_t)(target << 16) >> 16) != target) {
+			exception(tcb, SIGSEGV, info, uc, save, X86_TRAP_GP, 0,
+				  0, rip);
+			return;
+		}
+		sgx_eexit(sgxemu__cpu(), &tcb->lp);
+		g[REG_RCX] = tcb->lp.aep;
+		g[REG_RIP] = target;
+		to_host(tcb, save);
+		if (target == (uint64_t)(uintptr_t)sgxemu__api_eexit &&
+		    tcb->api_run) {
+			/* sgxemu_enter(): hand the registers over and give
+			 * the entry helper its stack back. */
+			copy_out(tcb->api_run, g);
+			g[REG_RSP] = tcb->lp.ursp;
+		}
+		return;
+	}
+	ret = sgx_enclu_user(sgxemu__cpu(), &tcb->lp, leaf, g[REG_RBX],
+			     g[REG_RCX], g[REG_RDX], &rax, &zf);
+	if (ret) {
+		unsigned v = SGX_IS_FAULT(ret) ? SGX_FAULT_VECTOR(ret)
+					       : X86_TRAP_GP;
+
+		exception(tcb, v == X86_TRAP_UD ? SIGILL : SIGSEGV, info, uc,
+			  save, v, 0, 0, rip);
+		return;
+	}
+	g[REG_RAX] = rax;
+	g[REG_EFL] &= ~EFL_ARITH;
+	if (zf)
+		g[REG_EFL] |= EFL_ZF;
+	g[REG_RIP] = rip + 3;
+}
+
+void sgxemu__enclave_signal(int signo, siginfo_t *info, ucontext_t *uc,
+			    struct sgxemu_tcb *tcb,
+			    struct sgxemu_sigsave *save)
+{
+	greg_t *g = uc->uc_mcontext.gregs;
+	uint64_t rip = g[REG_RIP];
+	uint32_t kerr = (uint32_t)g[REG_ERR];
+	unsigned trap = (unsigned)g[REG_TRAPNO];
+	uint64_t addr = (uint64_t)(uintptr_t)info->si_addr;
+	bool sync;
+
+	if (rip >= (uint64_t)(uintptr_t)sgxemu__commit_start &&
+	    rip <= (uint64_t)(uintptr_t)sgxemu__commit_end) {
+		/* In the fast path's last instructions: finish them here,
+		 * then this is an interruption at OENTRY. */
+		g[REG_RAX] = tcb->entry_rax;
+		g[REG_RCX] = tcb->entry_rcx;
+		g[REG_EFL] = tcb->entry_rflags;
+		g[REG_RSP] = tcb->entry_rsp;
+		g[REG_RIP] = tcb->entry_rip;
+		save->fs = tcb->enc_fs;
+		save->gs = tcb->enc_gs;
+		rip = tcb->entry_rip;
+	}
+	sync = info->si_code > 0 &&
+	       (signo == SIGSEGV || signo == SIGBUS || signo == SIGFPE ||
+		signo == SIGILL || signo == SIGTRAP);
+	if (signo == SIGSYS && info->si_code == 2 /* SYS_USER_DISPATCH */) {
+		/* SYSCALL (or INT 0x80, SYSENTER: 2 bytes too) in enclave
+		 * mode: #UD at the instruction. The CPU has already put the
+		 * return address in RCX and RFLAGS in R11 (syscall only). */
+		g[REG_RAX] = (greg_t)(uint64_t)(uint32_t)info->si_syscall;
+		exception(tcb, SIGILL, info, uc, save, X86_TRAP_UD, 0, 0,
+			  rip - 2);
+		return;
+	}
+	if (!sync) {
+		do_aex(tcb, uc, save, false, 0, 0, 0, rip);
+		sgxemu__chain(signo, info, uc, false);
+		return;
+	}
+	switch (signo) {
+	case SIGILL: {
+		uint8_t b[3];
+
+		if (enclave_bytes(tcb, rip, b, 3) && b[0] == 0x0f &&
+		    b[1] == 0x01 && b[2] == 0xd7) {
+			enclu_in_enclave(tcb, info, uc, save);
+			return;
+		}
+		exception(tcb, signo, info, uc, save, X86_TRAP_UD, 0, 0, rip);
+		return;
+	}
+	case SIGFPE:
+		exception(tcb, signo, info, uc, save,
+			  trap == X86_TRAP_MF || trap == X86_TRAP_XF ? trap
+							: X86_TRAP_DE,
+			  0, 0, rip);
+		return;
+	case SIGTRAP:
+		/* #DB and #BP are traps: RIP is already past them. */
+		exception(tcb, signo, info, uc, save,
+			  trap == X86_TRAP_DB ? X86_TRAP_DB : X86_TRAP_BP,
+			  0, 0, rip);
+		return;
+	case SIGBUS:
+		if (trap == X86_TRAP_AC) {
+			exception(tcb, signo, info, uc, save, X86_TRAP_AC, 0,
+				  0, rip);
+			return;
+		}
+		exception(tcb, signo, info, uc, save, X86_TRAP_PF,
+			  pf_errcd(tcb, addr, kerr), addr, rip);
+		return;
+	default: /* SIGSEGV */
+		if (trap == X86_TRAP_PF) {
+			exception(tcb, signo, info, uc, save, X86_TRAP_PF,
+				  pf_errcd(tcb, addr, kerr), addr, rip);
+		} else if (trap == X86_TRAP_GP && illegal_in_enclave(tcb, rip)) {
+			exception(tcb, signo, info, uc, save, X86_TRAP_UD, 0,
+				  0, rip);
+		} else {
+			exception(tcb, signo, info, uc, save,
+				  trap ? trap : X86_TRAP_GP,
+				  trap == X86_TRAP_GP || trap == 11 ||
+				  trap == 12 ? kerr : 0, 0, rip);
+		}
+		return;
+	}
+}
+
+/*
+ * Host ENCLU[EENTER/ERESUME]. @tcb is NULL on a thread that was never set
+ * up: set it up and let the instruction trap again, now on the alternate
+ * stack with the stub's full save/restore around us.
+ */
+bool sgxemu__host_enclu(int signo, siginfo_t *info, ucontext_t *uc,
+			struct sgxemu_tcb *tcb, struct sgxemu_sigsave *save)
+{
+	greg_t *g = uc->uc_mcontext.gregs;
+	uint64_t rip = g[REG_RIP], rsp, next, tcs, aep;
+	bool trampoline = rip == (uint64_t)(uintptr_t)sgxemu__enclu_trap;
+	struct sgxemu_enclave *e;
+	struct sgx_lp *lp;
+	uint32_t leaf = (uint32_t)g[REG_RAX];
+	int ret;
+
+	(void)signo;
+	(void)info;
+	if (!sgxemu__platform.ready ||
+	    !__atomic_load_n(&sgxemu__platform.host_enclu, __ATOMIC_ACQUIRE))
+		return false;
+	if (!trampoline && memcmp((void *)(uintptr_t)rip, "\x0f\x01\xd7", 3))
+		return false;
+	if (leaf != SGX_EENTER && leaf != SGX_ERESUME)
+		return false;
+	if (!tcb)
+		return sgxemu__tcb_prepare() != NULL;
+
+	if (trampoline) {
+		rsp = g[REG_RSP] + 8;
+		memcpy(&next, (void *)(uintptr_t)g[REG_RSP], 8);
+	} else {
+		rsp = g[REG_RSP];
+		next = rip + 3;
+	}
+	tcs = g[REG_RBX];
+	aep = g[REG_RCX];
+	e = sgxemu__encl_find(tcs);
+	lp = &tcb->lp;
+	if (leaf == SGX_EENTER)
+		ret = sgx_eenter(sgxemu__cpu(), e ? e->ctl : NULL, tcs, aep,
+				 rsp, g[REG_RBP], lp);
+	else
+		ret = sgx_eresume(sgxemu__cpu(), e ? e->ctl : NULL, tcs, aep,
+				  rsp, g[REG_RBP], lp);
+	if (ret) {
+		unsigned v = SGX_IS_FAULT(ret) ? SGX_FAULT_VECTOR(ret)
+					       : X86_TRAP_GP;
+		uint32_t err = v == X86_TRAP_PF ?
+			X86_PF_PROT | X86_PF_USER | X86_PF_SGX : 0;
+		uint64_t addr = v == X86_TRAP_PF ?
+			tcs & ~(SGX_PAGE_SIZE - 1) : 0;
+
+		/* The fault is the ENCLU's: as if at the AEP for the
+		 * trampoline (whose "ENCLU" is the caller's call). */
+		g[REG_RSP] = rsp;
+		if (trampoline)
+			g[REG_RIP] = aep;
+		report(SIGSEGV, NULL, uc, v, err, addr, aep);
+		return true;
+	}
+	tcb->encl = e;
+	tcb->in_enclave = true;
+	tcb->host_fs = sgxemu__rdfsbase();
+	tcb->host_gs = sgxemu__rdgsbase();
+	if (leaf == SGX_EENTER) {
+		g[REG_RAX] = lp->cssa;
+		g[REG_RCX] = next;
+		g[REG_RIP] = lp->rip;
+		g[REG_RSP] = rsp;
+		if (!(lp->tcs->flags & SGX_TCS_DBGOPTIN))
+			g[REG_EFL] &= ~EFL_TF;
+	} else {
+		struct sgx_gprsgx *r = lp->gpr;
+		const uint64_t keep = EFL_ARITH | EFL_DF | EFL_AC | EFL_ID;
+
+		g[REG_RAX] = r->rax; g[REG_RBX] = r->rbx; g[REG_RCX] = r->rcx;
+		g[REG_RDX] = r->rdx; g[REG_RSI] = r->rsi; g[REG_RDI] = r->rdi;
+		g[REG_RSP] = r->rsp; g[REG_RBP] = r->rbp;
+		g[REG_R8] = r->r8;   g[REG_R9] = r->r9;   g[REG_R10] = r->r10;
+		g[REG_R11] = r->r11; g[REG_R12] = r->r12; g[REG_R13] = r->r13;
+		g[REG_R14] = r->r14; g[REG_R15] = r->r15;
+		g[REG_RIP] = r->rip;
+		g[REG_EFL] = (g[REG_EFL] & ~(keep | EFL_TF)) | (r->rflags & keep);
+		fp_load(lp, uc);
+	}
+	tcb->enc_fs = lp->fsbase;
+	tcb->enc_gs = lp->gsbase;
+	save->fs = lp->fsbase;
+	save->gs = lp->gsbase;
+	save->selector = SEL_BLOCK;
+	sgxemu__guard_enter();
+	return true;
+}

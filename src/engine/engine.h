@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The native engine's internals (DESIGN.md, "How an enclave runs").
+ *
+ *   entry.S    the fast EENTER path, the signal-handler stub, the sigreturn
+ *              restorer (the syscall-user-dispatch exempt range), the C
+ *              API's entry helper
+ *   thread.c   per-thread control blocks on per-thread alternate signal
+ *              stacks, syscall user dispatch, FS/GS base helpers
+ *   signal.c   the real signal handlers, the application's dispositions,
+ *              chaining, and the dispatch of every signal
+ *   aex.c      enclave-mode events: EEXIT and the other ENCLU leaves, AEX
+ *              for faults and signals, fixups, host ENCLU emulation
+ *   enter.c    the C side of the fast path and sgxemu_enter()
+ *   map.c      ELRANGE mappings (EPCM AND mapping permissions) and guard
+ *              mode
+ *   platform.c the process-wide platform object
+ *
+ * The per-thread control block (TCB) sits at the base of a slot of one
+ * big reserved region; the rest of the slot is the thread's alternate
+ * signal stack. A handler finds its TCB from its own stack pointer without
+ * touching FS (which may still hold the enclave's base), so the first
+ * instructions of the stub can restore the host's FS base.
+ */
+#ifndef SGXEMU_ENGINE_H
+#define SGXEMU_ENGINE_H
+
+/* TCB field offsets the assembly uses. */
+#define TCB_SELECTOR	0	/* u8: syscall user dispatch selector */
+#define TCB_HOST_FS	8
+#define TCB_HOST_GS	16
+#define TCB_ENC_FS	24
+#define TCB_ENC_GS	32
+
+#define SLOT_SHIFT	18	/* 256 KiB per thread */
+#define SLOT_SIZE	(1 << SLOT_SHIFT)
+#define NR_SLOTS	4096	/* threads that may enter at once */
+
+#define SEL_ALLOW	0
+#define SEL_BLOCK	1
+
+#ifndef __ASSEMBLER__
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <ucontext.h>
+
+#include "cpu/cpu.h"
+#include "cpu/enclu.h"
+#include "sgxemu/sgxemu.h"
+
+/* Everything here is internal to the library; the assembly reaches it
+ * RIP-relative, which needs hidden visibility in the shared object. */
+#pragma GCC visibility push(hidden)
+
+/* One enclave behind the C API (src/driver/encl.c). */
+struct sgxemu_enclave {
+	uint64_t base, size;
+	size_t   npages;
+	struct sgx_encl_ctl *ctl;	/* the processor's hidden state */
+	long     secs_index;		/* EPC page of the SECS */
+	unsigned flags;			/* SGXEMU_CREATE_* */
+	uint8_t *map_prot;		/* per page: the mapping's PROT_* */
+	uint64_t xfrm;
+	uint32_t miscselect;
+	int      table_slot;		/* index in sgxemu__enclaves */
+	size_t   nr_pages;		/* EPC pages (SECS excluded) */
+	uint64_t last_index;		/* EPC index of the last page added */
+	pthread_mutex_t lock;		/* build operations, mappings */
+};
+
+/* The enclaves, for lock-free lookup by address (handlers, fast path). */
+#define MAX_ENCLAVES 256
+extern struct sgxemu_enclave *_Atomic sgxemu__enclaves[MAX_ENCLAVES];
+struct sgxemu_enclave *sgxemu__encl_find(uint64_t addr);
+int sgxemu__encl_register(struct sgxemu_enclave *e);
+void sgxemu__encl_unregister(struct sgxemu_enclave *e);
+
+/* What the stub saves and restores around the C handler. */
+struct sgxemu_sigsave {
+	uint64_t gs, fs, selector;
+};
+
+/* The per-thread control block. */
+struct sgxemu_tcb {
+	uint8_t  selector;		/* TCB_SELECTOR */
+	uint8_t  pad0[7];
+	uint64_t host_fs;		/* TCB_HOST_FS */
+	uint64_t host_gs;		/* TCB_HOST_GS */
+	uint64_t enc_fs;		/* TCB_ENC_FS */
+	uint64_t enc_gs;		/* TCB_ENC_GS */
+	uint64_t magic;
+	/* The fast path's state for a signal inside its commit window. */
+	uint64_t entry_rip, entry_rax, entry_rcx, entry_rsp, entry_rflags;
+	struct sgx_lp lp;		/* the enclave this thread is in */
+	struct sgxemu_enclave *encl;
+	bool     in_enclave;
+	struct sgxemu_run *api_run;	/* sgxemu_enter() in progress */
+	uint64_t aex_count;
+	int      slot;
+	int      tid;
+};
+
+#define TCB_MAGIC 0x42435475656d7867ULL	/* "gxmeuTCB" */
+
+/* Globals the stub reads RIP-relative (no FS needed). */
+extern uintptr_t sgxemu__alt_base, sgxemu__alt_len;
+extern uint8_t sgxemu__have_fsgsbase;
+
+/* entry.S */
+void sgxemu__sig_entry(int, siginfo_t *, void *);
+extern char sgxemu__restorer[], sgxemu__restorer_end[];
+extern char sgxemu__commit_start[], sgxemu__commit_end[];
+extern char sgxemu__enclu_trap[];
+extern char sgxemu__api_aep[], sgxemu__api_eexit[], sgxemu__api_fixup[];
+void sgxemu__api_enter(struct sgxemu_run *run);
+
+/* enter.c */
+struct sgxemu_tcb *sgxemu__enter_fast(uint64_t *frame, uint64_t tcs);
+
+/* thread.c */
+struct sgxemu_tcb *sgxemu__tcb_self(void);
+struct sgxemu_tcb *sgxemu__tcb_prepare(void);
+uint64_t sgxemu__rdfsbase(void);
+uint64_t sgxemu__rdgsbase(void);
+int sgxemu__thread_init_global(void);
+
+/* platform.c */
+struct sgxemu_platform {
+	struct sgx_cpu cpu;
+	bool guard;
+	bool host_enclu;
+	bool ready;
+};
+extern struct sgxemu_platform sgxemu__platform;
+static inline struct sgx_cpu *sgxemu__cpu(void)
+{
+	return &sgxemu__platform.cpu;
+}
+
+/* signal.c */
+int sgxemu__signals_init(void);
+void sgxemu__signal(int signo, siginfo_t *info, ucontext_t *uc,
+		    struct sgxemu_tcb *tcb, struct sgxemu_sigsave *save);
+void sgxemu__signal_plain(int signo, siginfo_t *info, void *uc);
+/* Run the application's handler for @signo in host context. */
+void sgxemu__chain(int signo, siginfo_t *info, ucontext_t *uc, bool fault);
+void sgxemu__write_str(const char *s);
+void sgxemu__write_hex(uint64_t v);
+
+/* aex.c */
+/* Handle a signal that arrived in enclave mode (save->selector BLOCK). */
+void sgxemu__enclave_signal(int signo, siginfo_t *info, ucontext_t *uc,
+			    struct sgxemu_tcb *tcb,
+			    struct sgxemu_sigsave *save);
+/* SIGILL at a host ENCLU: true if emulated (or reported). */
+bool sgxemu__host_enclu(int signo, siginfo_t *info, ucontext_t *uc,
+			struct sgxemu_tcb *tcb, struct sgxemu_sigsave *save);
+struct sgxemu_fixup_entry {
+	_Atomic uintptr_t aep;
+	uintptr_t fixup;
+	unsigned flags;
+};
+uintptr_t sgxemu__fixup_find(uintptr_t aep, unsigned vector);
+
+/* map.c */
+/* Apply the effective protections of pages [first, first+n): @remap
+ * re-creates the mappings (after EADD / EREMOVE), else mprotect. */
+int sgxemu__map_pages(struct sgxemu_enclave *e, size_t first, size_t n,
+		      bool remap);
+int sgxemu__epcm_prot(struct sgxemu_enclave *e, size_t page);
+void sgxemu__guard_enter(void);
+void sgxemu__guard_exit(void);
+bool sgxemu__guard_closed(void);
+void sgxemu__guard_init(bool on);
+
+/* epc_alloc.c */
+long sgxemu__epc_alloc(long hint, bool high);
+void sgxemu__epc_free(long index);
+
+#pragma GCC visibility pop
+#endif /* __ASSEMBLER__ */
+#endif /* SGXEMU_ENGINE_H */

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The C half of the fast EENTER path (entry.S) and sgxemu_enter().
+ *
+ * The fast path does EENTER without a trap: this thread is in host mode
+ * until the assembly flips the syscall selector, so everything here may
+ * use TLS, take locks and make system calls (set-up on the first entry,
+ * guard-mode mprotect).
+ */
+#include <errno.h>
+#include <stddef.h>
+
+#include "engine/engine.h"
+
+_Static_assert(offsetof(struct sgxemu_run, tcs) == 0, "run");
+_Static_assert(offsetof(struct sgxemu_run, leaf) == 8, "run");
+_Static_assert(offsetof(struct sgxemu_run, exit_reason) == 12, "run");
+_Static_assert(offsetof(struct sgxemu_run, exception) == 16, "run");
+_Static_assert(offsetof(struct sgxemu_run, exception.address) == 24, "run");
+_Static_assert(offsetof(struct sgxemu_run, regs) == 32, "run");
+_Static_assert(offsetof(struct sgxemu_run, regs.rflags) == 32 + 128, "run");
+
+/* Slots of the frame entry.S saves (lowest address first). */
+enum { F_RBP, F_R11, F_R10, F_R9, F_R8, F_RDI, F_RSI, F_RDX, F_RCX, F_RAX,
+       F_RFLAGS, F_RET, F_END };
+
+#define EFL_TF 0x100
+
+struct sgxemu_tcb *sgxemu__enter_fast(uint64_t *f, uint64_t tcs)
+{
+	struct sgxemu_tcb *tcb;
+	struct sgxemu_enclave *e;
+	struct sgx_lp *lp;
+	uint64_t rsp = (uint64_t)(uintptr_t)(f + F_END);
+	uint64_t rflags;
+
+	/* ERESUME restores a whole frame, XSAVE state included: the
+	 * ucontext of the trap path is the tool for that. */
+	if ((uint32_t)f[F_RAX] != SGX_EENTER || !sgxemu__have_fsgsbase ||
+	    !__atomic_load_n(&sgxemu__platform.ready, __ATOMIC_ACQUIRE))
+		return NULL;
+	tcb = sgxemu__tcb_self();
+	if (!tcb && !(tcb = sgxemu__tcb_prepare()))
+		return NULL;
+	e = sgxemu__encl_find(tcs);
+	if (!e)
+		return NULL;
+	lp = &tcb->lp;
+	/* A failing EENTER changes nothing; the trap path repeats it and
+	 * reports the fault with a proper context. */
+	if (sgx_eenter(sgxemu__cpu(), e->ctl, tcs, f[F_RCX], rsp, f[F_RBP], lp))
+		return NULL;
+	tcb->encl = e;
+	tcb->in_enclave = true;
+	__asm__ volatile("rdfsbase %0" : "=r"(tcb->host_fs));
+	__asm__ volatile("rdgsbase %0" : "=r"(tcb->host_gs));
+	tcb->enc_fs = lp->fsbase;
+	tcb->enc_gs = lp->gsbase;
+	rflags = f[F_RFLAGS];
+	if (!(lp->tcs->flags & SGX_TCS_DBGOPTIN))
+		rflags &= ~(uint64_t)EFL_TF;
+	tcb->entry_rip = lp->rip;
+	tcb->entry_rax = lp->cssa;
+	tcb->entry_rcx = f[F_RET];
+	tcb->entry_rsp = rsp;
+	tcb->entry_rflags = rflags;
+	sgxemu__guard_enter();
+	f[F_RCX] = f[F_RET];
+	f[F_RAX] = lp->cssa;
+	f[F_RFLAGS] = rflags;
+	f[F_RET] = lp->rip;
+	return tcb;
+}
+
+int sgxemu_enter(struct sgxemu_run *run)
+{
+	struct sgxemu_run *prev;
+	struct sgxemu_tcb *tcb;
+	int ret;
+
+	if (!run || (run->leaf != SGX_EENTER && run->leaf != SGX_ERESUME))
+		return -EINVAL;
+	ret = sgxemu_platform_init();
+	if (ret)
+		return ret;
+	tcb = sgxemu__tcb_prepare();
+	if (!tcb)
+		return -ENOMEM;
+	if (!sgxemu__encl_find(run->tcs))
+		return -EFAULT;
+	run->exit_reason = SGXEMU_EXIT_NONE;
+	/* Only the arithmetic flags and DF are the caller's to choose. */
+	run->regs.rflags = (run->regs.rflags & 0x8d5) | 0x2;
+	prev = tcb->api_run;
+	tcb->api_run = run;
+	sgxemu__api_enter(run);
+	tcb->api_run = prev;
+	if (run->exit_reason == SGXEMU_EXIT_EXCEPTION) {
+		struct sgxemu_regs *r = &run->regs;
+
+		/* RAX, RBX, RCX, RBP, RSP were stored by the fixup. */
+		r->rdx = r->rsi = r->rdi = 0;
+		r->r8 = r->r9 = r->r10 = r->r11 = 0;
+		r->r12 = r->r13 = r->r14 = r->r15 = 0;
+	}
+	return 0;
+}

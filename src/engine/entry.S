@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The native engine's assembly: what cannot be written in C because it
+ * runs with the enclave's FS base, with syscalls blocked, or with register
+ * contents that belong to someone else.
+ */
+#include "engine/engine.h"
+
+#define ENCLU	.byte 0x0f, 0x01, 0xd7
+#define SGXEMU_EXIT_EEXIT_	1
+#define SGXEMU_EXIT_EXCEPTION_	2
+
+/* Offsets in struct sgxemu_run (checked by _Static_assert in enter.c). */
+#define RUN_TCS		0
+#define RUN_LEAF	8
+#define RUN_EXIT	12
+#define RUN_VECTOR	16
+#define RUN_ERRCD	20
+#define RUN_ADDR	24
+#define RUN_REGS	32
+#define R_RAX		(RUN_REGS + 0)
+#define R_RBX		(RUN_REGS + 8)
+#define R_RCX		(RUN_REGS + 16)
+#define R_RDX		(RUN_REGS + 24)
+#define R_RSI		(RUN_REGS + 32)
+#define R_RDI		(RUN_REGS + 40)
+#define R_RBP		(RUN_REGS + 48)
+#define R_RSP		(RUN_REGS + 56)
+#define R_R8		(RUN_REGS + 64)
+#define R_R9		(RUN_REGS + 72)
+#define R_R10		(RUN_REGS + 80)
+#define R_R11		(RUN_REGS + 88)
+#define R_R12		(RUN_REGS + 96)
+#define R_R13		(RUN_REGS + 104)
+#define R_R14		(RUN_REGS + 112)
+#define R_R15		(RUN_REGS + 120)
+#define R_RFLAGS	(RUN_REGS + 128)
+
+	.text
+
+/*
+ * sgxemu_enclu_entry: ENCLU[EENTER/ERESUME] for host code, reached by
+ * `call`. In: RAX = leaf, RBX = TCS, RCX = AEP, [RSP] = return address R.
+ *
+ * The C half (sgxemu__enter_fast) does every check and state change of
+ * EENTER while this thread is still plainly in host mode, and returns the
+ * TCB (or NULL: anything unusual — ERESUME, a fault of EENTER, a thread
+ * that cannot be set up — takes the slow path, a real ENCLU that traps
+ * into the SIGILL handler, which has a ucontext to work with).
+ *
+ * The saved frame (struct sgxemu_entry_frame, lowest address first):
+ *   rbp r11 r10 r9 r8 rdi rsi rdx rcx(AEP) rax(leaf) rflags R
+ * On success the C half rewrote three slots: rcx := R (the enclave's
+ * RCX), rax := CSSA, R := OENTRY, so that the last instructions are a few
+ * pops and a `ret` into the enclave with RSP back at the caller's value.
+ */
+	.globl	sgxemu_enclu_entry
+	.type	sgxemu_enclu_entry, @function
+	.hidden	sgxemu__enclu_entry_local
+sgxemu_enclu_entry:
+sgxemu__enclu_entry_local:
+	pushfq
+	push	%rax
+	push	%rcx
+	push	%rdx
+	push	%rsi
+	push	%rdi
+	push	%r8
+	push	%r9
+	push	%r10
+	push	%r11
+	push	%rbp
+	mov	%rsp, %rbp
+	and	$-16, %rsp		/* the C ABI wants an aligned stack */
+	cld				/* ... and DF clear; popfq restores it */
+	mov	%rbp, %rdi		/* frame */
+	mov	%rbx, %rsi		/* TCS */
+	call	sgxemu__enter_fast
+	mov	%rbp, %rsp
+	pop	%rbp
+	pop	%r11
+	pop	%r10
+	pop	%r9
+	pop	%r8
+	pop	%rdi
+	pop	%rsi
+	pop	%rdx
+	test	%rax, %rax
+	jz	.Lslow
+	/*
+	 * Commit. Once the selector says BLOCK this thread is in enclave
+	 * mode as far as the signal handlers are concerned; a signal that
+	 * lands between here and the `ret` is handled by completing these
+	 * instructions in the ucontext (the "roll forward" in aex.c), using
+	 * the values the C half left in the TCB.
+	 */
+	movb	$SEL_BLOCK, TCB_SELECTOR(%rax)
+	.globl	sgxemu__commit_start
+	.hidden	sgxemu__commit_start
+sgxemu__commit_start:
+	mov	TCB_ENC_FS(%rax), %rcx
+	wrfsbase %rcx
+	mov	TCB_ENC_GS(%rax), %rcx
+	wrgsbase %rcx
+	pop	%rcx			/* R: the enclave's RCX */
+	pop	%rax			/* CSSA */
+	popfq
+	.globl	sgxemu__commit_end
+	.hidden	sgxemu__commit_end
+sgxemu__commit_end:
+	ret				/* to OENTRY, RSP = caller's RSP */
+
+.Lslow:
+	/* Every register is as the caller left it again. */
+	pop	%rcx
+	pop	%rax
+	popfq
+	/*
+	 * A real ENCLU: #UD here, so the SIGILL handler emulates it. It
+	 * knows this address: the instruction that ENCLU stands for is the
+	 * caller's `call`, its return point is [RSP], the caller's RSP is
+	 * RSP + 8.
+	 */
+	.globl	sgxemu__enclu_trap
+	.hidden	sgxemu__enclu_trap
+sgxemu__enclu_trap:
+	ENCLU
+	ud2				/* never resumed here */
+	.size	sgxemu_enclu_entry, . - sgxemu_enclu_entry
+
+/*
+ * The stub every real handler of the engine points at (SA_SIGINFO,
+ * SA_ONSTACK, every signal blocked while it runs).
+ * In: RDI = signo, RSI = siginfo, RDX = ucontext, [RSP] = our restorer.
+ *
+ * A thread that has entered an enclave runs its handlers on its alternate
+ * stack, at the top of its slot; the TCB is at the bottom of the slot. If
+ * RSP is outside the slot region the thread has never been set up and FS
+ * is the host's already.
+ *
+ * With a TCB: first the syscall selector goes to ALLOW (any syscall with
+ * BLOCK would raise SIGSYS), then the interrupted FS/GS bases are saved
+ * and the host's loaded, so that C code may use TLS. The C handler may
+ * rewrite the saved {gs, fs, selector}; they are put back last, and the
+ * `ret` goes to sgxemu__restorer, whose rt_sigreturn is exempt from
+ * syscall user dispatch.
+ */
+	.globl	sgxemu__sig_entry
+	.hidden	sgxemu__sig_entry
+	.type	sgxemu__sig_entry, @function
+sgxemu__sig_entry:
+	mov	sgxemu__alt_base(%rip), %rax
+	mov	%rsp, %rcx
+	sub	%rax, %rcx
+	cmp	sgxemu__alt_len(%rip), %rcx
+	jae	.Lno_tcb
+	and	$-SLOT_SIZE, %rcx
+	add	%rax, %rcx
+	mov	%rcx, %rbx			/* TCB */
+	movzbl	TCB_SELECTOR(%rbx), %eax
+	movb	$SEL_ALLOW, TCB_SELECTOR(%rbx)
+	push	%rax				/* save.selector */
+	mov	%rdi, %r12
+	mov	%rsi, %r13
+	mov	%rdx, %r14
+	cmpb	$0, sgxemu__have_fsgsbase(%rip)
+	je	1f
+	rdfsbase %rax
+	push	%rax				/* save.fs */
+	rdgsbase %rax
+	push	%rax				/* save.gs */
+	mov	TCB_HOST_FS(%rbx), %rax
+	wrfsbase %rax
+	mov	TCB_HOST_GS(%rbx), %rax
+	wrgsbase %rax
+	jmp	2f
+1:	/* No FSGSBASE: arch_prctl. */
+	sub	$16, %rsp
+	mov	$158, %eax			/* arch_prctl */
+	mov	$0x1003, %edi			/* ARCH_GET_FS */
+	lea	8(%rsp), %rsi
+	syscall
+	mov	$158, %eax
+	mov	$0x1004, %edi			/* ARCH_GET_GS */
+	mov	%rsp, %rsi
+	syscall
+	mov	$158, %eax
+	mov	$0x1002, %edi			/* ARCH_SET_FS */
+	mov	TCB_HOST_FS(%rbx), %rsi
+	syscall
+	/* GS: user space on x86-64 Linux does not use it; leave it. */
+2:
+	mov	%r12, %rdi
+	mov	%r13, %rsi
+	mov	%r14, %rdx
+	mov	%rbx, %rcx			/* tcb */
+	mov	%rsp, %r8			/* save */
+	mov	%rsp, %r15
+	and	$-16, %rsp
+	call	sgxemu__signal
+	mov	%r15, %rsp
+	cmpb	$0, sgxemu__have_fsgsbase(%rip)
+	je	3f
+	pop	%rax
+	wrgsbase %rax
+	pop	%rax
+	wrfsbase %rax
+	jmp	4f
+3:
+	mov	$158, %eax
+	mov	$0x1001, %edi			/* ARCH_SET_GS */
+	mov	(%rsp), %rsi
+	syscall
+	mov	$158, %eax
+	mov	$0x1002, %edi			/* ARCH_SET_FS */
+	mov	8(%rsp), %rsi
+	syscall
+	add	$16, %rsp
+4:
+	pop	%rax
+	movb	%al, TCB_SELECTOR(%rbx)		/* BLOCK again if returning
+						 * into enclave mode */
+	ret					/* to sgxemu__restorer */
+.Lno_tcb:
+	/* FS is the host's: plain C (keeps the restorer as return). */
+	jmp	sgxemu__signal_plain
+	.size	sgxemu__sig_entry, . - sgxemu__sig_entry
+
+/*
+ * The restorer of every engine handler, and the whole range exempt from
+ * syscall user dispatch: the sigreturn that goes back into enclave mode
+ * runs with the selector at BLOCK. The kernel tests the address after the
+ * syscall instruction, so the range ends past it.
+ */
+	.p2align 4
+	.globl	sgxemu__restorer
+	.hidden	sgxemu__restorer
+sgxemu__restorer:
+	mov	$15, %eax			/* rt_sigreturn */
+	syscall
+	.globl	sgxemu__restorer_end
+	.hidden	sgxemu__restorer_end
+sgxemu__restorer_end:
+	ud2
+	.p2align 4
+
+/*
+ * void sgxemu__api_enter(struct sgxemu_run *run): the C API's way in,
+ * built like the Linux vDSO entry: load the caller's registers, then an
+ * "ENCLU" (the call of the fast path) at sgxemu__api_aep, which is also
+ * the AEP. After an AEX caused by a signal the thread continues at the
+ * AEP with RAX = ERESUME, so the same call resumes the enclave.
+ *
+ * EEXIT to sgxemu__api_eexit: the EEXIT handler has already stored the
+ * enclave's registers in the run and put RSP back to its value at the
+ * call. Exceptions go to sgxemu__api_fixup (registered as a fixup for
+ * the AEP) with RSP = URSP, the same value.
+ */
+	.globl	sgxemu__api_enter
+	.hidden	sgxemu__api_enter
+	.type	sgxemu__api_enter, @function
+sgxemu__api_enter:
+	push	%rbp
+	push	%rbx
+	push	%r12
+	push	%r13
+	push	%r14
+	push	%r15
+	push	%rdi				/* run, at 8(%rsp) below */
+	sub	$8, %rsp
+	pushq	R_RFLAGS(%rdi)
+	popfq
+	mov	R_RDX(%rdi), %rdx
+	mov	R_RSI(%rdi), %rsi
+	mov	R_RBP(%rdi), %rbp
+	mov	R_R8(%rdi), %r8
+	mov	R_R9(%rdi), %r9
+	mov	R_R10(%rdi), %r10
+	mov	R_R11(%rdi), %r11
+	mov	R_R12(%rdi), %r12
+	mov	R_R13(%rdi), %r13
+	mov	R_R14(%rdi), %r14
+	mov	R_R15(%rdi), %r15
+	mov	RUN_LEAF(%rdi), %eax
+	mov	RUN_TCS(%rdi), %rbx
+	lea	sgxemu__api_aep(%rip), %rcx
+	mov	R_RDI(%rdi), %rdi
+	.globl	sgxemu__api_aep
+	.hidden	sgxemu__api_aep
+sgxemu__api_aep:
+	call	sgxemu__enclu_entry_local
+	.globl	sgxemu__api_eexit
+	.hidden	sgxemu__api_eexit
+sgxemu__api_eexit:
+	mov	8(%rsp), %rdi
+	movl	$SGXEMU_EXIT_EEXIT_, RUN_EXIT(%rdi)
+	movl	$4, RUN_LEAF(%rdi)
+	jmp	.Lapi_out
+
+	.globl	sgxemu__api_fixup
+	.hidden	sgxemu__api_fixup
+sgxemu__api_fixup:
+	/* RDI = vector, RSI = error code, RDX = address, RAX = leaf. */
+	mov	8(%rsp), %r8
+	movl	$SGXEMU_EXIT_EXCEPTION_, RUN_EXIT(%r8)
+	movl	%eax, RUN_LEAF(%r8)
+	movl	%edi, RUN_VECTOR(%r8)
+	movl	%esi, RUN_ERRCD(%r8)
+	mov	%rdx, RUN_ADDR(%r8)
+	mov	%rax, R_RAX(%r8)
+	mov	%rbx, R_RBX(%r8)
+	mov	%rcx, R_RCX(%r8)
+	mov	%rbp, R_RBP(%r8)
+	mov	%rsp, R_RSP(%r8)
+.Lapi_out:
+	cld
+	add	$16, %rsp
+	pop	%r15
+	pop	%r14
+	pop	%r13
+	pop	%r12
+	pop	%rbx
+	pop	%rbp
+	ret
+	.size	sgxemu__api_enter, . - sgxemu__api_enter
+
+	.section .note.GNU-stack, "", @progbits

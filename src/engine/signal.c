@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The engine's real signal handlers and the application's dispositions.
+ *
+ * The engine installs its stub (entry.S) with the raw rt_sigaction, so
+ * that the restorer is its own (the syscall-user-dispatch exempt range),
+ * for the synchronous fault signals and for every signal the application
+ * handles through sgxemu_sigaction(). The application's handlers are kept
+ * here and called from the engine's handler in host context: after the
+ * AEX when the signal hit enclave mode, directly otherwise.
+ *
+ * Everything reachable from a handler is async-signal-safe: raw system
+ * calls, no locks, no allocation, no stdio.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "engine/engine.h"
+
+struct kernel_sigaction {
+	void *handler;
+	unsigned long flags;
+	void *restorer;
+	uint64_t mask;
+};
+
+#ifndef SA_RESTORER
+#define SA_RESTORER 0x04000000
+#endif
+
+#define NSIGS 65
+
+static struct sigaction app_act[NSIGS];
+static bool app_known[NSIGS];		/* app_act holds the app's view */
+static bool owned[NSIGS];		/* our stub is the real handler */
+static pthread_mutex_t sig_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const int fault_signals[] = {
+	SIGILL, SIGSEGV, SIGBUS, SIGFPE, SIGTRAP, SIGSYS,
+};
+
+static bool is_fault_signal(int sig)
+{
+	for (size_t i = 0; i < sizeof(fault_signals) / sizeof(*fault_signals); i++)
+		if (fault_signals[i] == sig)
+			return true;
+	return false;
+}
+
+static int raw_sigaction(int sig, const struct kernel_sigaction *act,
+			 struct kernel_sigaction *old)
+{
+	return (int)syscall(SYS_rt_sigaction, sig, act, old, 8);
+}
+
+static int raw_sigmask(int how, uint64_t set, uint64_t *old)
+{
+	return (int)syscall(SYS_rt_sigprocmask, how, &set, old, 8);
+}
+
+static int install_stub(int sig, int app_flags)
+{
+	struct kernel_sigaction ka = {
+		.handler = (void *)sgxemu__sig_entry,
+		.flags = SA_SIGINFO | SA_ONSTACK | SA_RESTORER |
+			 (app_flags & SA_RESTART),
+		.restorer = (void *)sgxemu__restorer,
+		/* Block everything while the stub runs: its state is the
+		 * thread's, not reentrant. The application's own mask is
+		 * applied around its handler. */
+		.mask = ~0ULL,
+	};
+
+	return raw_sigaction(sig, &ka, NULL);
+}
+
+int sgxemu__signals_init(void)
+{
+	for (size_t i = 0; i < sizeof(fault_signals) / sizeof(*fault_signals); i++) {
+		int sig = fault_signals[i];
+
+		/* Whatever was there (a sanitizer's handler, the default) is
+		 * the application's disposition from now on. */
+		if (sigaction(sig, NULL, &app_act[sig]))
+			return -errno;
+		app_known[sig] = true;
+		if (install_stub(sig, app_act[sig].sa_flags))
+			return -errno;
+		owned[sig] = true;
+	}
+	return 0;
+}
+
+int sgxemu_sigaction(int sig, const struct sigaction *act,
+		     struct sigaction *oldact)
+{
+	int ret = 0;
+
+	if (sig <= 0 || sig >= NSIGS ||
+	    (act && (sig == SIGKILL || sig == SIGSTOP))) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (sgxemu_platform_init()) {
+		errno = ENOMEM;
+		return -1;
+	}
+	pthread_mutex_lock(&sig_lock);
+	if (!app_known[sig]) {
+		if (sigaction(sig, NULL, &app_act[sig])) {
+			ret = -1;
+			goto out;
+		}
+		app_known[sig] = true;
+	}
+	if (oldact)
+		*oldact = app_act[sig];
+	if (!act)
+		goto out;
+	app_act[sig] = *act;
+	if (!(act->sa_flags & SA_SIGINFO) &&
+	    (act->sa_handler == SIG_DFL || act->sa_handler == SIG_IGN) &&
+	    !is_fault_signal(sig)) {
+		/* Nothing to chain: the kernel does the default itself. */
+		struct sigaction plain = *act;
+
+		ret = sigaction(sig, &plain, NULL);
+		owned[sig] = false;
+	} else {
+		ret = install_stub(sig, act->sa_flags);
+		if (ret)
+			ret = -1;
+		else
+			owned[sig] = true;
+	}
+out:
+	pthread_mutex_unlock(&sig_lock);
+	return ret;
+}
+
+int sgxemu_app_sigaction(int sig, struct sigaction *act)
+{
+	return sgxemu_sigaction(sig, NULL, act);
+}
+
+/* Async-signal-safe output for reports. */
+void sgxemu__write_str(const char *s)
+{
+	ssize_t r = write(2, s, strlen(s));
+
+	(void)r;
+}
+
+void sgxemu__write_hex(uint64_t v)
+{
+	char buf[19];
+	int i = 18;
+
+	buf[i] = 0;
+	do {
+		buf[--i] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v && i > 2);
+	buf[--i] = 'x';
+	buf[--i] = '0';
+	sgxemu__write_str(buf + i);
+}
+
+static bool default_ignores(int sig)
+{
+	return sig == SIGCHLD || sig == SIGURG || sig == SIGWINCH ||
+	       sig == SIGCONT;
+}
+
+/*
+ * Run the application's disposition for @signo with @uc as the context it
+ * interrupted (host context). Called with every signal blocked; applies
+ * the application's mask around its handler, as the kernel would.
+ */
+void sgxemu__chain(int signo, siginfo_t *info, ucontext_t *uc, bool fault)
+{
+	struct sigaction a;
+	uint64_t mask, all = ~0ULL;
+
+	if (signo <= 0 || signo >= NSIGS)
+		return;
+	a = app_act[signo];
+	if (!(a.sa_flags & SA_SIGINFO) && a.sa_handler == SIG_IGN && !fault)
+		return;
+	if (!(a.sa_flags & SA_SIGINFO) &&
+	    (a.sa_handler == SIG_DFL || a.sa_handler == SIG_IGN)) {
+		struct kernel_sigaction dfl = { .handler = SIG_DFL };
+
+		if (!fault && default_ignores(signo))
+			return;
+		/* The default action: die of this signal. It stays pending
+		 * until the sigreturn unblocks it. */
+		raw_sigaction(signo, &dfl, NULL);
+		sigdelset(&uc->uc_sigmask, signo);
+		syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), signo);
+		return;
+	}
+	memcpy(&mask, &uc->uc_sigmask, sizeof(mask));
+	{
+		uint64_t m;
+
+		memcpy(&m, &a.sa_mask, sizeof(m));
+		mask |= m;
+	}
+	if (!(a.sa_flags & SA_NODEFER))
+		mask |= 1ULL << (signo - 1);
+	if (a.sa_flags & SA_RESETHAND) {
+		app_act[signo].sa_handler = SIG_DFL;
+		app_act[signo].sa_flags &= ~SA_SIGINFO;
+	}
+	raw_sigmask(SIG_SETMASK, mask, NULL);
+	if (a.sa_flags & SA_SIGINFO)
+		a.sa_sigaction(signo, info, uc);
+	else
+		a.sa_handler(signo);
+	raw_sigmask(SIG_SETMASK, all, NULL);
+}
+
+static bool sync_fault(int signo, const siginfo_t *info)
+{
+	return is_fault_signal(signo) && signo != SIGSYS && info->si_code > 0;
+}
+
+/* Host code touched ELRANGE while guard mode had it shut. */
+static void guard_report(siginfo_t *info, ucontext_t *uc)
+{
+	uint64_t addr = (uint64_t)(uintptr_t)info->si_addr;
+	struct sgxemu_enclave *e;
+
+	if (!sgxemu__guard_closed() || !(e = sgxemu__encl_find(addr)))
+		return;
+	sgxemu__write_str("sgxemu: guard mode: host code accessed enclave "
+			  "memory at ");
+	sgxemu__write_hex(addr);
+	sgxemu__write_str(" (ELRANGE ");
+	sgxemu__write_hex(e->base);
+	sgxemu__write_str("-");
+	sgxemu__write_hex(e->base + e->size);
+	sgxemu__write_str(") from rip ");
+	sgxemu__write_hex((uint64_t)uc->uc_mcontext.gregs[REG_RIP]);
+	sgxemu__write_str(" while no thread is in enclave mode "
+			  "(hardware would read all ones)\n");
+}
+
+static void host_signal(int signo, siginfo_t *info, ucontext_t *uc,
+			struct sgxemu_tcb *tcb, struct sgxemu_sigsave *save)
+{
+	if (signo == SIGILL && sgxemu__host_enclu(signo, info, uc, tcb, save))
+		return;
+	if ((signo == SIGSEGV || signo == SIGBUS) && sync_fault(signo, info))
+		guard_report(info, uc);
+	sgxemu__chain(signo, info, uc, sync_fault(signo, info));
+}
+
+void sgxemu__signal(int signo, siginfo_t *info, ucontext_t *uc,
+		    struct sgxemu_tcb *tcb, struct sgxemu_sigsave *save)
+{
+	if (save->selector == SEL_BLOCK)
+		sgxemu__enclave_signal(signo, info, uc, tcb, save);
+	else
+		host_signal(signo, info, uc, tcb, save);
+}
+
+/* A thread that never entered an enclave (no TCB, host FS). */
+void sgxemu__signal_plain(int signo, siginfo_t *info, void *ctx)
+{
+	ucontext_t *uc = ctx;
+
+	if (signo == SIGILL && sgxemu__host_enclu(signo, info, uc, NULL, NULL))
+		return;
+	if ((signo == SIGSEGV || signo == SIGBUS) && sync_fault(signo, info))
+		guard_report(info, uc);
+	sgxemu__chain(signo, info, uc, sync_fault(signo, info));
+}

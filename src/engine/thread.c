@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Per-thread control blocks, alternate signal stacks, syscall user
+ * dispatch and FS/GS base access.
+ *
+ * One region of NR_SLOTS slots is reserved (PROT_NONE) at start-up. A
+ * thread that is about to enter an enclave takes a slot: its first page is
+ * the TCB, the second a guard page, the rest the alternate signal stack.
+ * The signal stub finds the TCB by rounding its stack pointer down to the
+ * slot, which needs neither FS nor a lock.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <asm/prctl.h>
+
+#include "engine/engine.h"
+
+#ifndef PR_SET_SYSCALL_USER_DISPATCH
+#define PR_SET_SYSCALL_USER_DISPATCH	59
+#define PR_SYS_DISPATCH_OFF		0
+#define PR_SYS_DISPATCH_ON		1
+#endif
+
+_Static_assert(offsetof(struct sgxemu_tcb, selector) == TCB_SELECTOR, "tcb");
+_Static_assert(offsetof(struct sgxemu_tcb, host_fs) == TCB_HOST_FS, "tcb");
+_Static_assert(offsetof(struct sgxemu_tcb, host_gs) == TCB_HOST_GS, "tcb");
+_Static_assert(offsetof(struct sgxemu_tcb, enc_fs) == TCB_ENC_FS, "tcb");
+_Static_assert(offsetof(struct sgxemu_tcb, enc_gs) == TCB_ENC_GS, "tcb");
+_Static_assert(sizeof(struct sgxemu_tcb) <= 4096, "tcb fits its page");
+
+uintptr_t sgxemu__alt_base, sgxemu__alt_len;
+uint8_t sgxemu__have_fsgsbase;
+
+static _Atomic uint64_t slot_bits[NR_SLOTS / 64];
+static pthread_key_t tcb_key;
+static bool have_sud = true;
+static __thread struct sgxemu_tcb *tls_tcb
+	__attribute__((tls_model("initial-exec")));
+
+#define ALT_OFFSET	(2 * 4096)	/* TCB page, guard page */
+
+uint64_t sgxemu__rdfsbase(void)
+{
+	uint64_t v = 0;
+
+	if (sgxemu__have_fsgsbase)
+		__asm__ volatile("rdfsbase %0" : "=r"(v));
+	else
+		syscall(SYS_arch_prctl, ARCH_GET_FS, &v);
+	return v;
+}
+
+uint64_t sgxemu__rdgsbase(void)
+{
+	uint64_t v = 0;
+
+	if (sgxemu__have_fsgsbase)
+		__asm__ volatile("rdgsbase %0" : "=r"(v));
+	else
+		syscall(SYS_arch_prctl, ARCH_GET_GS, &v);
+	return v;
+}
+
+static void slot_free(int slot)
+{
+	atomic_fetch_and(&slot_bits[slot / 64], ~(1ULL << (slot % 64)));
+}
+
+static int slot_alloc(void)
+{
+	for (int w = 0; w < NR_SLOTS / 64; w++) {
+		uint64_t v = atomic_load(&slot_bits[w]);
+
+		while (~v) {
+			int b = __builtin_ctzll(~v);
+
+			if (atomic_compare_exchange_weak(&slot_bits[w], &v,
+							 v | (1ULL << b)))
+				return w * 64 + b;
+		}
+	}
+	return -1;
+}
+
+/* Thread exit: give the slot back once nothing can run on it. */
+static void tcb_destroy(void *p)
+{
+	struct sgxemu_tcb *tcb = p;
+	stack_t ss = { .ss_flags = SS_DISABLE };
+	uint8_t *slot = (uint8_t *)tcb;
+
+	if (!tcb || tcb->magic != TCB_MAGIC)
+		return;
+	if (have_sud)
+		prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_OFF, 0, 0, 0);
+	if (sigaltstack(&ss, NULL))
+		return;		/* still on it: keep the slot */
+	tls_tcb = NULL;
+	tcb->magic = 0;
+	madvise(slot, SLOT_SIZE, MADV_DONTNEED);
+	mprotect(slot, SLOT_SIZE, PROT_NONE);
+	slot_free(tcb->slot);
+}
+
+int sgxemu__thread_init_global(void)
+{
+	size_t len = (size_t)NR_SLOTS * SLOT_SIZE;
+	uint8_t *p;
+	uintptr_t base;
+
+	sgxemu__have_fsgsbase = (getauxval(AT_HWCAP2) & 2) != 0;
+	p = mmap(NULL, len + SLOT_SIZE, PROT_NONE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	base = ((uintptr_t)p + SLOT_SIZE - 1) & ~(uintptr_t)(SLOT_SIZE - 1);
+	if (pthread_key_create(&tcb_key, tcb_destroy)) {
+		munmap(p, len + SLOT_SIZE);
+		return -EAGAIN;
+	}
+	sgxemu__alt_len = len;
+	__atomic_store_n(&sgxemu__alt_base, base, __ATOMIC_RELEASE);
+	return 0;
+}
+
+struct sgxemu_tcb *sgxemu__tcb_self(void)
+{
+	return tls_tcb;
+}
+
+/*
+ * Set this thread up for enclave mode. Safe in the SIGILL handler of a
+ * thread that executes a host ENCLU before any other entry: it only
+ * makes system calls and lock-free updates.
+ */
+struct sgxemu_tcb *sgxemu__tcb_prepare(void)
+{
+	struct sgxemu_tcb *tcb = tls_tcb;
+	stack_t ss;
+	uint8_t *slot;
+	int n;
+
+	if (tcb)
+		return tcb;
+	if (!sgxemu__alt_base)
+		return NULL;
+	n = slot_alloc();
+	if (n < 0)
+		return NULL;
+	slot = (uint8_t *)sgxemu__alt_base + (size_t)n * SLOT_SIZE;
+	if (mprotect(slot, 4096, PROT_READ | PROT_WRITE) ||
+	    mprotect(slot + ALT_OFFSET, SLOT_SIZE - ALT_OFFSET,
+		     PROT_READ | PROT_WRITE)) {
+		slot_free(n);
+		return NULL;
+	}
+	tcb = (struct sgxemu_tcb *)slot;
+	memset(tcb, 0, sizeof(*tcb));
+	tcb->magic = TCB_MAGIC;
+	tcb->slot = n;
+	tcb->tid = (int)syscall(SYS_gettid);
+	tcb->host_fs = sgxemu__rdfsbase();
+	tcb->host_gs = sgxemu__rdgsbase();
+	ss.ss_sp = slot + ALT_OFFSET;
+	ss.ss_size = SLOT_SIZE - ALT_OFFSET;
+	ss.ss_flags = 0;
+	if (sigaltstack(&ss, NULL))
+		goto fail;
+	if (have_sud &&
+	    prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON,
+		  (unsigned long)sgxemu__restorer,
+		  (unsigned long)(sgxemu__restorer_end - sgxemu__restorer) + 1,
+		  (unsigned long)&tcb->selector)) {
+		/* No syscall user dispatch here: SYSCALL in an enclave is
+		 * then not caught (reported once). */
+		have_sud = false;
+		sgxemu__write_str("sgxemu: syscall user dispatch unavailable;"
+				  " SYSCALL in enclaves is not trapped\n");
+	}
+	pthread_setspecific(tcb_key, tcb);
+	tls_tcb = tcb;
+	return tcb;
+fail:
+	tcb->magic = 0;
+	mprotect(slot, SLOT_SIZE, PROT_NONE);
+	slot_free(n);
+	return NULL;
+}
+
+int sgxemu_thread_prepare(void)
+{
+	int ret = sgxemu_platform_init();
+
+	if (ret)
+		return ret;
+	return sgxemu__tcb_prepare() ? 0 : -ENOMEM;
+}
+
+uint64_t sgxemu_thread_aex_count(void)
+{
+	struct sgxemu_tcb *tcb = tls_tcb;
+
+	return tcb ? tcb->aex_count : 0;
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Layout of the engine's test enclaves (tests/enclaves/), shared
+ * by their assembly, the linker script (encl.lds repeats the numbers) and
+ * the loader in the tests (encl_util.h). Offsets from the enclave base.
+ */
+#ifndef SGXEMU_TEST_ENCL_LAYOUT_H
+#define SGXEMU_TEST_ENCL_LAYOUT_H
+
+#define L_TCS0		0x00000		/* NSSA 2 */
+#define L_TCS1		0x01000		/* NSSA 2 */
+#define L_TCS2		0x02000		/* NSSA 1 */
+#define L_TEXT		0x04000		/* RX up to L_DATA */
+#define L_DATA		0x10000		/* RW: SSA frames, stacks, data */
+#define L_SSA0		0x10000		/* 2 frames */
+#define L_SSA1		0x12000		/* 2 frames */
+#define L_SSA2		0x14000		/* 1 frame */
+#define L_STACK0	0x17000		/* stack tops */
+#define L_STACK1	0x19000
+#define L_STACK2	0x1b000
+#define L_FSGS		0x20000		/* RW: FS, GS page of TCS 0, 1, 2 */
+#define L_RO		0x26000		/* EPCM read-only page */
+#define L_SCRATCH	0x27000		/* RW */
+#define L_PAGES		0x28		/* image pages */
+#define L_SIZE		0x40000		/* ELRANGE */
+
+/* FS page fields (per TCS). */
+#define FS_STACK	0	/* stack top - TCS offset */
+#define FS_MAGIC	8
+#define FS_HOST_RSP	16
+#define FS_HOST_RBP	24
+#define FS_RET		32
+#define FS_CSSA		40
+#define FS_TCS		48
+#define FS_SSA		56	/* SSA offset - TCS offset */
+
+/* Commands (RDI at EENTER). */
+#define CMD_NOP		0
+#define CMD_REGS	1
+#define CMD_STORE	2	/* mov %rdx,(%rsi) [3 bytes]; rdx = (%rsi)+1 */
+#define CMD_DIV0	3	/* div by zero [2 bytes]; rdx = 0xd1d1 */
+#define CMD_UD2		4	/* ud2 [2 bytes]; rdx = 0x0d0d */
+#define CMD_SYSCALL	5	/* syscall [2 bytes]; rdx = 0x5c5c */
+#define CMD_FSGS	6
+#define CMD_XMM		7	/* load xmm0-15 from rsi, ud2, check: rdx = errors */
+#define CMD_LOOP	8	/* rsi iterations of an LCG: rdx = result */
+#define CMD_SPIN	9	/* spin until *(u64 *)rsi != 0 */
+#define CMD_INT3	10	/* int3; rdx = 0xbbbb */
+#define CMD_OUT		11	/* out %al,$0x80 [2 bytes]; rdx = 0x0e0e */
+#define CMD_EREPORT	12	/* EREPORT to scratch; rdx = RAX after */
+#define CMD_EACCEPT	13	/* EACCEPT (SGX2, not yet): #UD expected */
+#define CMD_COMPUTE	14	/* compute enclave: sha256(rsi, rdx) -> (r8) */
+
+#define LCG_MUL		6364136223846793005ULL
+
+#endif

@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The engine's test enclave: three TCSs, one entry point, commands chosen
+ * by RDI (layout.h). Every result is computed inside the enclave from the
+ * inputs, so a test that reads it proves the enclave ran.
+ *
+ * Entry with CSSA > 0 is the "exception handler" entry, as SGX runtimes
+ * do it: it reports SSA frame CSSA-1 (EXITINFO, RIP, MISC.EXINFO, the
+ * frame's RDX, URSP) and adds RSI to the saved RIP, so that the ERESUME
+ * that follows skips the faulting instruction.
+ */
+#include "layout.h"
+
+#define ENCLU .byte 0x0f, 0x01, 0xd7
+
+	.macro TCS ssa, nssa, fs, gs
+	.quad 0			/* STATE */
+	.quad 0			/* FLAGS */
+	.quad \ssa		/* OSSA */
+	.long 0			/* CSSA */
+	.long \nssa		/* NSSA */
+	.quad encl_entry	/* OENTRY */
+	.quad 0			/* AEP */
+	.quad \fs		/* OFSBASE */
+	.quad \gs		/* OGSBASE */
+	.long 0xffffffff	/* FSLIMIT */
+	.long 0xffffffff	/* GSLIMIT */
+	.fill 4024, 1, 0
+	.endm
+
+	.section .tcs, "a"
+	TCS L_SSA0, 2, L_FSGS + 0x0000, L_FSGS + 0x1000
+	TCS L_SSA1, 2, L_FSGS + 0x2000, L_FSGS + 0x3000
+	TCS L_SSA2, 1, L_FSGS + 0x4000, L_FSGS + 0x5000
+
+	/* Per-TCS FS and GS pages. */
+	.macro FSPAGE stack, tcs, magic, ssa
+	.quad \stack - \tcs	/* FS_STACK */
+	.quad \magic		/* FS_MAGIC */
+	.fill 5, 8, 0		/* saved host state */
+	.quad \ssa - \tcs	/* FS_SSA */
+	.balign 4096, 0
+	.endm
+	.macro GSPAGE magic
+	.quad 0
+	.quad \magic
+	.balign 4096, 0
+	.endm
+
+	.section .fsgs, "aw"
+	FSPAGE L_STACK0, L_TCS0, 0xf5f5f5f500000000, L_SSA0
+	GSPAGE 0x6565656500000000
+	FSPAGE L_STACK1, L_TCS1, 0xf5f5f5f500000001, L_SSA1
+	GSPAGE 0x6565656500000001
+	FSPAGE L_STACK2, L_TCS2, 0xf5f5f5f500000002, L_SSA2
+	GSPAGE 0x6565656500000002
+
+	.section .ro_page, "a"
+ro_data:
+	.quad 0x0123456789abcdef
+	.balign 4096, 0
+
+	.section .scratch, "aw"
+	.balign 512
+scratch:
+	.fill 4096, 1, 0
+
+	.section .data.ssa, "aw"
+	.fill 6 * 4096, 1, 0
+
+	.section .text.entry, "ax"
+	.globl encl_entry
+encl_entry:
+	/* RAX = CSSA, RBX = TCS, RCX = return address. Keep the host's
+	 * stack for EEXIT in this TCS's FS page, then switch stacks. */
+	mov	%rsp, %fs:FS_HOST_RSP
+	mov	%rbp, %fs:FS_HOST_RBP
+	mov	%rcx, %fs:FS_RET
+	mov	%rax, %fs:FS_CSSA
+	mov	%rbx, %fs:FS_TCS
+	mov	%fs:FS_STACK, %rsp
+	add	%rbx, %rsp
+	test	%rax, %rax
+	jnz	handler
+	cmp	$CMD_REGS, %rdi
+	je	cmd_regs
+	cmp	$CMD_STORE, %rdi
+	je	cmd_store
+	cmp	$CMD_DIV0, %rdi
+	je	cmd_div0
+	cmp	$CMD_UD2, %rdi
+	je	cmd_ud2
+	cmp	$CMD_SYSCALL, %rdi
+	je	cmd_syscall
+	cmp	$CMD_FSGS, %rdi
+	je	cmd_fsgs
+	cmp	$CMD_XMM, %rdi
+	je	cmd_xmm
+	cmp	$CMD_LOOP, %rdi
+	je	cmd_loop
+	cmp	$CMD_SPIN, %rdi
+	je	cmd_spin
+	cmp	$CMD_INT3, %rdi
+	je	cmd_int3
+	cmp	$CMD_OUT, %rdi
+	je	cmd_out
+	cmp	$CMD_EREPORT, %rdi
+	je	cmd_ereport
+	cmp	$CMD_EACCEPT, %rdi
+	je	cmd_eaccept
+	/* CMD_NOP and unknown commands: straight back. */
+exit:
+	mov	%fs:FS_HOST_RSP, %rsp
+	mov	%fs:FS_HOST_RBP, %rbp
+	mov	%fs:FS_RET, %rbx
+	mov	$4, %eax		/* EEXIT */
+	ENCLU
+	ud2
+
+handler:
+	/* GPRSGX of frame CSSA-1: SSA base + CSSA*4096 - 184. */
+	mov	%fs:FS_SSA, %r11
+	add	%rbx, %r11
+	shl	$12, %rax
+	lea	-184(%r11, %rax), %r10
+	mov	160(%r10), %edx		/* EXITINFO */
+	mov	136(%r10), %rcx		/* RIP */
+	add	%rsi, 136(%r10)		/* skip the faulting instruction */
+	mov	%rcx, %rsi
+	mov	-16(%r10), %rdi		/* EXINFO.MADDR */
+	mov	-8(%r10), %r8d		/* EXINFO.ERRCD */
+	mov	16(%r10), %r9		/* the frame's RDX */
+	mov	144(%r10), %r10		/* URSP */
+	/* Clobber the vector registers: ERESUME must bring them back. */
+	pxor	%xmm0, %xmm0
+	pxor	%xmm1, %xmm1
+	pxor	%xmm7, %xmm7
+	pxor	%xmm8, %xmm8
+	pxor	%xmm15, %xmm15
+	jmp	exit
+
+cmd_regs:
+	add	%rsi, %rdx		/* rdx = rsi + rdx */
+	not	%rsi
+	mov	$0x1111, %edi
+	shl	$1, %r8
+	xor	$0x5555, %r9
+	inc	%r10
+	mov	%fs:FS_CSSA, %r11	/* RAX seen at EENTER */
+	mov	%fs:FS_TCS, %r12	/* RBX seen */
+	add	%r14, %r13
+	mov	%fs:FS_RET, %r14	/* RCX seen */
+	add	$7, %r15
+	jmp	exit
+
+cmd_store:
+	.globl	store_insn
+store_insn:
+	mov	%rdx, (%rsi)		/* 3 bytes */
+	mov	(%rsi), %rdx
+	inc	%rdx
+	jmp	exit
+
+cmd_div0:
+	mov	$7, %eax
+	xor	%edx, %edx
+	xor	%ecx, %ecx
+	div	%ecx			/* 2 bytes */
+	mov	$0xd1d1, %edx
+	jmp	exit
+
+cmd_ud2:
+	ud2
+	mov	$0x0d0d, %edx
+	jmp	exit
+
+cmd_syscall:
+	mov	$39, %eax		/* getpid, if it were allowed */
+	syscall
+	mov	$0x5c5c, %edx
+	jmp	exit
+
+cmd_int3:
+	int3
+	mov	$0xbbbb, %edx
+	jmp	exit
+
+cmd_out:
+	out	%al, $0x80		/* 2 bytes */
+	mov	$0x0e0e, %edx
+	jmp	exit
+
+cmd_fsgs:
+	rdfsbase %rdx
+	rdgsbase %rsi
+	mov	%fs:FS_MAGIC, %rdi
+	mov	%gs:8, %r8
+	jmp	exit
+
+	/* xmm<i> := (rsi ^ (i+1) * 0x0101010101010101) in both halves */
+	.macro XLOAD i
+	mov	$((\i + 1) * 0x0101010101010101), %rax
+	xor	%rsi, %rax
+	movq	%rax, %xmm\i
+	pinsrq	$1, %rax, %xmm\i
+	.endm
+	.macro XCHECK i
+	mov	$((\i + 1) * 0x0101010101010101), %rax
+	xor	%rsi, %rax
+	movq	%xmm\i, %rcx
+	cmp	%rax, %rcx
+	setne	%cl
+	movzbl	%cl, %ecx
+	add	%rcx, %rdx
+	pextrq	$1, %xmm\i, %rcx
+	cmp	%rax, %rcx
+	setne	%cl
+	movzbl	%cl, %ecx
+	add	%rcx, %rdx
+	.endm
+cmd_xmm:
+	.irp i, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+	XLOAD \i
+	.endr
+	ud2				/* AEX; the handler clobbers xmm */
+	xor	%edx, %edx
+	.irp i, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+	XCHECK \i
+	.endr
+	movq	%xmm3, %rsi
+	jmp	exit
+
+cmd_loop:
+	/* rdx = LCG over rsi steps, seeded with r8. */
+	mov	%r8, %rdx
+	movabs	$LCG_MUL, %rcx
+	xor	%eax, %eax
+1:	cmp	%rsi, %rax
+	jae	2f
+	imul	%rcx, %rdx
+	add	%rax, %rdx
+	inc	%rax
+	jmp	1b
+2:	jmp	exit
+
+cmd_spin:
+1:	pause
+	cmpq	$0, (%rsi)
+	je	1b
+	mov	$0x5151, %edx
+	jmp	exit
+
+cmd_ereport:
+	/* TARGETINFO = zeros at scratch, REPORTDATA at scratch+512,
+	 * output at scratch+1024 (512-aligned). */
+	lea	scratch(%rip), %rbx
+	lea	512(%rbx), %rcx
+	lea	1024(%rbx), %rdx
+	xor	%eax, %eax		/* EREPORT */
+	ENCLU
+	mov	%rax, %rdx
+	lea	scratch(%rip), %rsi
+	mov	1024+64(%rsi), %rsi	/* REPORT.MRENCLAVE first qword */
+	jmp	exit
+
+cmd_eaccept:
+	lea	scratch(%rip), %rbx
+	lea	ro_data(%rip), %rcx
+	mov	$5, %eax		/* EACCEPT */
+	ENCLU
+	mov	$0xacac, %edx
+	jmp	exit

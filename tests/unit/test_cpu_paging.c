@@ -133,13 +133,16 @@ TEST(ewb_operand_checks)
 	struct sgx_cpu cpu;
 	struct backing b;
 	struct sgx_pageinfo *bad;
+	uint8_t *bad_bytes;
 
 	setup(&cpu);
 	backing_init(&b);
 	REQUIRE_EQ(sgx_eblock(&cpu, t_epc(&cpu, PAGE_I)), 0);
 	REQUIRE_EQ(sgx_etrack(&cpu, t_epc(&cpu, SECS_I)), 0);
-	bad = (struct sgx_pageinfo *)((uint8_t *)aligned_alloc(32, 64) + 8);
-	*bad = *b.pi;
+	/* A misaligned copy, written bytewise; only the leaf sees it typed. */
+	bad_bytes = (uint8_t *)aligned_alloc(32, 64) + 8;
+	memcpy(bad_bytes, b.pi, sizeof(*b.pi));
+	bad = (struct sgx_pageinfo *)(uintptr_t)bad_bytes;
 	CHECK_EQ(sgx_ewb(&cpu, bad, t_epc(&cpu, PAGE_I), va_slot(&cpu, 0)), SGX_GP);
 	CHECK_EQ(sgx_ewb(&cpu, b.pi, (uint8_t *)t_epc(&cpu, PAGE_I) + 8, va_slot(&cpu, 0)), SGX_GP);
 	CHECK_EQ(sgx_ewb(&cpu, b.pi, t_epc(&cpu, PAGE_I), (uint64_t *)((uint8_t *)va_slot(&cpu, 0) + 4)), SGX_GP);

@@ -56,17 +56,22 @@ static int use_policy(const char *text)
 	return 0;
 }
 
+/* The audit log as a NUL-terminated string (empty if there is none). */
 static char *audit_text(void)
 {
-	char *t = test_read_file(log_path, NULL);
-	size_t n;
+	size_t n = 0;
+	char *t = test_read_file(log_path, &n), *s;
 
-	if (!t)
+	s = malloc(n + 1);
+	if (!s) {
+		free(t);
 		return strdup("");
-	n = 0;
-	while (t[n] && n < 1 << 20)
-		n++;
-	return t;
+	}
+	if (t)
+		memcpy(s, t, n);
+	s[n] = '\0';
+	free(t);
+	return s;
 }
 
 /* Does the audit log have a line containing every one of @keys? */
@@ -371,12 +376,13 @@ TEST(audit_levels)
 TEST(audit_record_identifies_the_process)
 {
 	unsigned prot = LSM_R | LSM_X;
-	char pid[32];
+	char pid[32], comm[64], *name = program_invocation_short_name;
 
 	REQUIRE_EQ(use_policy("page.anon-exec deny"), 0);
 	CHECK_EQ(lsm_page_add(&encl, encl.base, &anon_src, &prot), -EACCES);
 	snprintf(pid, sizeof(pid), "pid=%d ", (int)getpid());
-	CHECK(AUDITED("type=SGX_AVC msg=audit(", pid, "comm=\"test_lsm\"", "exe=\"",
+	snprintf(comm, sizeof(comm), "comm=\"%.15s\"", name);
+	CHECK(AUDITED("type=SGX_AVC msg=audit(", pid, comm, "exe=\"",
 		      "encl=0x7f0000000000", "policy=\"test.policy\""));
 }
 

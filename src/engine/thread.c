@@ -94,9 +94,11 @@ static void tcb_destroy(void *p)
 	struct sgxemu_tcb *tcb = p;
 	stack_t ss = { .ss_flags = SS_DISABLE };
 	uint8_t *slot = (uint8_t *)tcb;
+	int n;
 
 	if (!tcb || tcb->magic != TCB_MAGIC)
 		return;
+	n = tcb->slot;
 	if (have_sud)
 		prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_OFF, 0, 0, 0);
 	if (sigaltstack(&ss, NULL))
@@ -105,7 +107,7 @@ static void tcb_destroy(void *p)
 	tcb->magic = 0;
 	madvise(slot, SLOT_SIZE, MADV_DONTNEED);
 	mprotect(slot, SLOT_SIZE, PROT_NONE);
-	slot_free(tcb->slot);
+	slot_free(n);
 }
 
 int sgxemu__thread_init_global(void)

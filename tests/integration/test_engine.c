@@ -6,6 +6,8 @@
  * ERESUME, FS/GS, XSAVE state, the TCS rules.
  * Every check reads a value only the enclave computes.
  */
+#include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <setjmp.h>
 #include <stdlib.h>
@@ -135,5 +137,302 @@ TEST(registers_pass_both_ways)
 	CHECK_EQ(run.regs.rax, SGX_EEXIT);
 	/* EEXIT: RCX = AEP, which is not the return address. */
 	CHECK(run.regs.rcx != 0 && run.regs.rcx != run.regs.rbx);
+	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
+}
+
+/*
+ * Fault at a mapping-permission #PF (mapping PROT_NONE, EPCM RW), read the
+ * SSA through the enclave's handler entry, fix the mapping, ERESUME.
+ */
+TEST(pf_ssa_contents_then_eresume)
+{
+	struct sgxemu_enclave *e;
+	struct sgxemu_run run;
+	uint64_t base, page, tcs;
+
+	LOAD(e, base);
+	tcs = base + L_TCS0;
+	page = base + L_SCRATCH;
+	REQUIRE_EQ(sgxemu_enclave_set_prot(e, page, 4096, PROT_NONE), 0);
+	REQUIRE_EQ(tu_call(&run, tcs, CMD_STORE, page + 0x18, 0x777, 0), 0);
+	REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EXCEPTION);
+	CHECK_EQ(run.exception.vector, X86_TRAP_PF);
+	CHECK_EQ(run.exception.address, page);
+	CHECK(run.exception.error_code & X86_PF_WRITE);
+	CHECK(run.exception.error_code & X86_PF_USER);
+	CHECK(!(run.exception.error_code & X86_PF_SGX));
+	CHECK_EQ(run.leaf, SGX_ERESUME);	/* RAX after AEX */
+	CHECK_EQ(run.regs.rbx, tcs);
+	CHECK_EQ(sgxemu_thread_aex_count() > 0, 1);
+
+	/* Handler entry (CSSA = 1): the enclave reads SSA frame 0. */
+	REQUIRE_EQ(tu_call(&run, tcs, 0, 0, 0, 0), 0);
+	REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EEXIT);
+	CHECK_EQ(run.regs.rdx, SGX_EXITINFO_VALID | 3 << 8 | X86_TRAP_PF);
+	CHECK_EQ(run.regs.rdi, page + 0x18);		/* MADDR: full */
+	CHECK(run.regs.r8 & X86_PF_WRITE);		/* ERRCD */
+	CHECK_EQ(run.regs.r9, 0x777);			/* RDX at the fault */
+	CHECK(run.regs.rsi >= base + L_TEXT && run.regs.rsi < base + L_DATA);
+
+	REQUIRE_EQ(sgxemu_enclave_set_prot(e, page, 4096,
+					   PROT_READ | PROT_WRITE), 0);
+	REQUIRE_EQ(tu_resume(&run, tcs), 0);
+	REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EEXIT);
+	CHECK_EQ(run.regs.rdx, 0x778);
+	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
+}
+
+/* One fault command: exception @vector, then handler entry skipping
+ * @skip bytes, then ERESUME to the end: RDX = @result. */
+static void fault_cmd(uint64_t cmd, unsigned vector, uint64_t skip,
+		      uint64_t result, uint32_t exitinfo)
+{
+	struct sgxemu_enclave *e;
+	struct sgxemu_run run;
+	uint64_t base, tcs, rip;
+
+	LOAD(e, base);
+	tcs = base + L_TCS1;
+	REQUIRE_EQ(tu_call(&run, tcs, cmd, 0, 0, 0), 0);
+	REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EXCEPTION);
+	CHECK_EQ(run.exception.vector, vector);
+	CHECK_EQ(run.exception.address, 0);
+	REQUIRE_EQ(tu_call(&run, tcs, 0, skip, 0, 0), 0);
+	CHECK_EQ(run.exception.vector, 0);
+	REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EEXIT);
+	CHECK_EQ(run.regs.rdx, exitinfo);
+	rip = run.regs.rsi;
+	CHECK(rip >= base + L_TEXT && rip < base + L_DATA);
+	REQUIRE_EQ(tu_resume(&run, tcs), 0);
+	REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EEXIT);
+	CHECK_EQ(run.regs.rdx, result);
+	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
+}
+
+#define HW(v) (SGX_EXITINFO_VALID | SGX_EXITINFO_TYPE_HW << 8 | (v))
+
+TEST(divide_error)
+{
+	fault_cmd(CMD_DIV0, X86_TRAP_DE, 2, 0xd1d1, HW(X86_TRAP_DE));
+}
+
+TEST(ud2_is_ud)
+{
+	fault_cmd(CMD_UD2, X86_TRAP_UD, 2, 0x0d0d, HW(X86_TRAP_UD));
+}
+
+TEST(syscall_is_ud)
+{
+	fault_cmd(CMD_SYSCALL, X86_TRAP_UD, 2, 0x5c5c, HW(X86_TRAP_UD));
+}
+
+TEST(out_is_ud)
+{
+	fault_cmd(CMD_OUT, X86_TRAP_UD, 2, 0x0e0e, HW(X86_TRAP_UD));
+}
+
+TEST(int3_is_bp_trap)
+{
+	/* #BP is a trap: the saved RIP is already past the int3. */
+	fault_cmd(CMD_INT3, X86_TRAP_BP, 0, 0xbbbb,
+		  SGX_EXITINFO_VALID | SGX_EXITINFO_TYPE_SW << 8 | X86_TRAP_BP);
+}
+
+TEST(epcm_readonly_write_has_sgx_bit)
+{
+	struct sgxemu_enclave *e;
+	struct sgxemu_run run;
+	uint64_t base, tcs, ro;
+
+	LOAD(e, base);
+	tcs = base + L_TCS0;
+	ro = base + L_RO;
+	/* The mapping allows writes; the EPCM (R only) does not. */
+	REQUIRE_EQ(sgxemu_enclave_set_prot(e, ro, 4096,
+					   PROT_READ | PROT_WRITE), 0);
+	REQUIRE_EQ(tu_call(&run, tcs, CMD_STORE, ro + 8, 5, 0), 0);
+	REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EXCEPTION);
+	CHECK_EQ(run.exception.vector, X86_TRAP_PF);
+	CHECK_EQ(run.exception.address, ro);
+	CHECK_EQ(run.exception.error_code,
+		 X86_PF_SGX | X86_PF_USER | X86_PF_WRITE | X86_PF_PROT);
+	/* Skip the 3-byte store: the enclave then reads the page. */
+	REQUIRE_EQ(tu_call(&run, tcs, 0, 3, 0, 0), 0);
+	CHECK_EQ(run.regs.r8, X86_PF_SGX | X86_PF_USER | X86_PF_WRITE |
+			      X86_PF_PROT);
+	CHECK_EQ(run.regs.rdi, ro + 8);
+	REQUIRE_EQ(tu_resume(&run, tcs), 0);
+	REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EEXIT);
+	CHECK_EQ(run.regs.rdx, 1);	/* (ro+8) holds 0: untouched, +1 */
+	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
+}
+
+TEST(cssa_overflow_gp)
+{
+	struct sgxemu_enclave *e;
+	struct sgxemu_run run;
+	uint64_t base, tcs;
+
+	LOAD(e, base);
+	tcs = base + L_TCS2;			/* NSSA = 1 */
+	REQUIRE_EQ(tu_call(&run, tcs, CMD_UD2, 0, 0, 0), 0);
+	REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EXCEPTION);
+	CHECK_EQ(run.exception.vector, X86_TRAP_UD);
+	/* The handler entry needs a second frame: CSSA (1) >= NSSA (1). */
+	REQUIRE_EQ(tu_call(&run, tcs, 0, 2, 0, 0), 0);
+	REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EXCEPTION);
+	CHECK_EQ(run.exception.vector, X86_TRAP_GP);
+	CHECK_EQ(run.leaf, SGX_EENTER);
+	/* ERESUME still works (re-executes the ud2: #UD again). */
+	REQUIRE_EQ(tu_resume(&run, tcs), 0);
+	REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EXCEPTION);
+	CHECK_EQ(run.exception.vector, X86_TRAP_UD);
+	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
+}
+
+TEST(eresume_with_cssa_zero_gp)
+{
+	struct sgxemu_enclave *e;
+	struct sgxemu_run run;
+	uint64_t base;
+
+	LOAD(e, base);
+	REQUIRE_EQ(tu_resume(&run, base + L_TCS0), 0);
+	REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EXCEPTION);
+	CHECK_EQ(run.exception.vector, X86_TRAP_GP);
+	CHECK_EQ(run.leaf, SGX_ERESUME);
+	/* A TCS address that is a regular page: #PF. */
+	REQUIRE_EQ(tu_call(&run, base + L_TEXT, CMD_NOP, 0, 0, 0), 0);
+	REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EXCEPTION);
+	CHECK_EQ(run.exception.vector, X86_TRAP_PF);
+	CHECK_EQ(run.exception.address, base + L_TEXT);
+	/* Unaligned TCS: #GP. */
+	REQUIRE_EQ(tu_call(&run, base + 8, CMD_NOP, 0, 0, 0), 0);
+	CHECK_EQ(run.exception.vector, X86_TRAP_GP);
+	/* Outside every enclave: refused up front. */
+	memset(&run, 0, sizeof(run));
+	run.tcs = 0x1000;
+	run.leaf = SGX_EENTER;
+	CHECK_EQ(sgxemu_enter(&run), -EFAULT);
+	run.tcs = base;
+	run.leaf = 7;
+	CHECK_EQ(sgxemu_enter(&run), -EINVAL);
+	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
+}
+
+TEST(fs_gs_bases_inside)
+{
+	struct sgxemu_enclave *e;
+	struct sgxemu_run run;
+	uint64_t base;
+
+	LOAD(e, base);
+	for (int t = 0; t < 3; t++) {
+		REQUIRE_EQ(tu_call(&run, base + (uint64_t)t * 4096, CMD_FSGS,
+				   0, 0, 0), 0);
+		REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EEXIT);
+		CHECK_EQ(run.regs.rdx, base + L_FSGS + (uint64_t)t * 0x2000);
+		CHECK_EQ(run.regs.rsi, base + L_FSGS + (uint64_t)t * 0x2000 +
+				       0x1000);
+		CHECK_EQ(run.regs.rdi, 0xf5f5f5f500000000ULL + (uint64_t)t);
+		CHECK_EQ(run.regs.r8, 0x6565656500000000ULL + (uint64_t)t);
+	}
+	/* And the host's TLS still works after the enclave's FS. */
+	errno = 0;
+	CHECK_EQ(errno, 0);
+	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
+}
+
+TEST(xmm_preserved_across_aex)
+{
+	struct sgxemu_enclave *e;
+	struct sgxemu_run run;
+	uint64_t base, tcs, seed = 0xa5a5123456789abcULL;
+
+	LOAD(e, base);
+	tcs = base + L_TCS0;
+	REQUIRE_EQ(tu_call(&run, tcs, CMD_XMM, seed, 0, 0), 0);
+	REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EXCEPTION);
+	CHECK_EQ(run.exception.vector, X86_TRAP_UD);
+	/* Handler entry (clobbers xmm0/1/7/8/15), skip the ud2. */
+	REQUIRE_EQ(tu_call(&run, tcs, 0, 2, 0, 0), 0);
+	REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EEXIT);
+	{
+		/* Host SSE work in between. */
+		volatile double d = 1.5;
+
+		for (int i = 0; i < 100; i++)
+			d = d * 1.0001 + 0.5;
+		CHECK(d > 0);
+	}
+	REQUIRE_EQ(tu_resume(&run, tcs), 0);
+	REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EEXIT);
+	CHECK_EQ(run.regs.rdx, 0);			/* mismatches */
+	CHECK_EQ(run.regs.rsi, seed ^ (4 * 0x0101010101010101ULL));
+	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
+}
+
+TEST(ereport_and_sgx2_leaves_do_not_crash)
+{
+	struct sgxemu_enclave *e;
+	struct sgxemu_enclave_info info;
+	struct sgxemu_run run;
+	uint64_t base, mr;
+
+	LOAD(e, base);
+	REQUIRE_EQ(tu_call(&run, base + L_TCS0, CMD_EREPORT, 0, 0, 0), 0);
+	REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EEXIT);
+	REQUIRE_EQ(sgxemu_enclave_get_info(e, &info), 0);
+	memcpy(&mr, info.mrenclave, 8);
+	CHECK_EQ(run.regs.rsi, mr);	/* REPORT.MRENCLAVE, written inside */
+	REQUIRE_EQ(tu_call(&run, base + L_TCS0, CMD_EACCEPT, 0, 0, 0), 0);
+	CHECK_EQ(run.exit_reason, SGXEMU_EXIT_EXCEPTION);
+	CHECK(run.exception.vector == X86_TRAP_UD ||
+	      run.exception.vector == X86_TRAP_GP ||
+	      run.exception.vector == X86_TRAP_PF);
+	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
+}
+
+static volatile uint64_t spin_flag;
+static uint64_t spin_tcs;
+static struct sgxemu_run spin_run;
+
+static void *spin_thread(void *arg)
+{
+	(void)arg;
+	tu_call(&spin_run, spin_tcs, CMD_SPIN,
+		(uint64_t)(uintptr_t)&spin_flag, 0, 0);
+	return NULL;
+}
+
+TEST(busy_tcs_gp)
+{
+	struct sgxemu_enclave *e;
+	struct sgxemu_run run;
+	pthread_t t;
+	uint64_t base;
+
+	LOAD(e, base);
+	spin_tcs = base + L_TCS0;
+	spin_flag = 0;
+	REQUIRE_EQ(pthread_create(&t, NULL, spin_thread, NULL), 0);
+	/* Wait until the other thread is inside. */
+	for (int i = 0; i < 2000 && !atomic_load(&e->ctl->active_threads); i++)
+		usleep(1000);
+	REQUIRE(atomic_load(&e->ctl->active_threads) == 1);
+	REQUIRE_EQ(tu_call(&run, spin_tcs, CMD_NOP, 0, 0, 0), 0);
+	CHECK_EQ(run.exit_reason, SGXEMU_EXIT_EXCEPTION);
+	CHECK_EQ(run.exception.vector, X86_TRAP_GP);
+	CHECK_EQ(run.leaf, SGX_EENTER);
+	/* Another TCS of the same enclave is free. */
+	REQUIRE_EQ(tu_call(&run, base + L_TCS1, CMD_REGS, 1, 2, 0), 0);
+	CHECK_EQ(run.exit_reason, SGXEMU_EXIT_EEXIT);
+	CHECK_EQ(run.regs.rdx, 3);
+	/* Destroy refuses while a thread is inside. */
+	CHECK_EQ(sgxemu_enclave_destroy(e), -EBUSY);
+	spin_flag = 1;
+	pthread_join(t, NULL);
+	CHECK_EQ(spin_run.exit_reason, SGXEMU_EXIT_EEXIT);
+	CHECK_EQ(spin_run.regs.rdx, 0x5151);
 	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
 }

@@ -1,0 +1,367 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The enclave-mode leaves of the processor model (src/cpu/enclu.c) on
+ * their own, without running code: EENTER/ERESUME checks and state, EEXIT,
+ * AEX into the SSA frame (sgx-facts.md §4.16-4.19, §1.10, §1.11).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "test.h"
+#include "cpu/cpu.h"
+#include "cpu/enclu.h"
+
+#define BASE	0x40000000ULL
+#define SIZE	0x10000ULL
+#define TCS_A	(BASE + 0x0000)	/* NSSA 2 */
+#define TCS_B	(BASE + 0x1000)	/* NSSA 1 */
+#define TCS_C	(BASE + 0x2000)	/* OSSA points at a missing page */
+#define CODE	(BASE + 0x3000)
+#define SSA_A	(BASE + 0x4000)	/* 2 frames */
+#define SSA_B	(BASE + 0x6000)
+#define AEP	0x401000ULL
+
+struct fixture {
+	struct sgx_cpu cpu;
+	struct sgx_encl_ctl *ctl;
+	void *secs;
+	size_t next;
+};
+
+static void *page(struct fixture *f, size_t i)
+{
+	return sgx_epc_page(&f->cpu, i);
+}
+
+static int add(struct fixture *f, uint64_t lin, const void *src,
+	       uint64_t flags)
+{
+	struct sgx_secinfo si __attribute__((aligned(64)));
+	struct sgx_pageinfo pi __attribute__((aligned(32)));
+	uint8_t *buf = aligned_alloc(4096, 4096);
+	int ret;
+
+	memset(buf, 0, 4096);
+	if (src)
+		memcpy(buf, src, 4096);
+	memset(&si, 0, sizeof(si));
+	si.flags = flags;
+	memset(&pi, 0, sizeof(pi));
+	pi.linaddr = lin;
+	pi.srcpge = (uint64_t)(uintptr_t)buf;
+	pi.secinfo = (uint64_t)(uintptr_t)&si;
+	pi.secs = (uint64_t)(uintptr_t)f->secs;
+	ret = sgx_eadd(&f->cpu, &pi, page(f, f->next++));
+	free(buf);
+	return ret;
+}
+
+static int add_tcs(struct fixture *f, uint64_t lin, uint64_t ossa,
+		   uint32_t nssa)
+{
+	struct sgx_tcs *t = aligned_alloc(4096, 4096);
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	t->ossa = ossa;
+	t->nssa = nssa;
+	t->oentry = CODE - BASE;
+	t->ofsbase = 0x8000;
+	t->ogsbase = 0x9000;
+	t->fslimit = t->gslimit = 0xffffffff;
+	ret = add(f, lin, t, SGX_SECINFO_TCS);
+	free(t);
+	return ret;
+}
+
+/* An enclave with three TCSs, code and SSA pages, marked initialised
+ * (EINIT has its own tests; these are about entry and exit). */
+static bool setup(struct fixture *f, bool init)
+{
+	struct sgx_cpu_config cc = { .epc_size = 64 * 4096 };
+	struct sgx_secinfo si __attribute__((aligned(64)));
+	struct sgx_pageinfo pi __attribute__((aligned(32)));
+	struct sgx_secs *s = aligned_alloc(4096, 4096);
+	long idx;
+
+	memset(f, 0, sizeof(*f));
+	sgx_xsave_layout_init();
+	if (sgx_cpu_init(&f->cpu, &cc))
+		return false;
+	memset(s, 0, sizeof(*s));
+	s->base = BASE;
+	s->size = SIZE;
+	s->ssa_frame_size = 1;
+	s->miscselect = SGX_MISC_EXINFO;
+	s->attributes.flags = SGX_ATTR_MODE64BIT;
+	s->attributes.xfrm = 3;
+	memset(&si, 0, sizeof(si));
+	si.flags = SGX_SECINFO_SECS;
+	memset(&pi, 0, sizeof(pi));
+	pi.srcpge = (uint64_t)(uintptr_t)s;
+	pi.secinfo = (uint64_t)(uintptr_t)&si;
+	f->secs = page(f, 63);
+	if (sgx_ecreate(&f->cpu, &pi, f->secs))
+		return false;
+	free(s);
+	idx = sgx_epc_index(&f->cpu, f->secs);
+	f->ctl = f->cpu.ctl[idx];
+	if (add_tcs(f, TCS_A, SSA_A - BASE, 2) ||
+	    add_tcs(f, TCS_B, SSA_B - BASE, 1) ||
+	    add_tcs(f, TCS_C, 0xe000, 1) ||
+	    add(f, CODE, NULL, SGX_SECINFO_REG | SGX_SECINFO_R | SGX_SECINFO_X) ||
+	    add(f, SSA_A, NULL, SGX_SECINFO_REG | SGX_SECINFO_R | SGX_SECINFO_W) ||
+	    add(f, SSA_A + 0x1000, NULL,
+		SGX_SECINFO_REG | SGX_SECINFO_R | SGX_SECINFO_W) ||
+	    add(f, SSA_B, NULL, SGX_SECINFO_REG | SGX_SECINFO_R | SGX_SECINFO_W))
+		return false;
+	f->ctl->initialized = init;
+	return true;
+}
+
+static struct sgx_tcs *tcs_epc(struct fixture *f, uint64_t lin)
+{
+	long i = sgx_cpu_lookup(&f->cpu, lin);
+
+	return i < 0 ? NULL : page(f, (size_t)i);
+}
+
+static struct sgx_gprsgx *gpr_epc(struct fixture *f, uint64_t frame)
+{
+	long i = sgx_cpu_lookup(&f->cpu, frame);
+
+	return (struct sgx_gprsgx *)((uint8_t *)page(f, (size_t)i) + 4096 - 184);
+}
+
+TEST(eenter_not_initialised_gp)
+{
+	struct fixture f;
+	struct sgx_lp lp;
+
+	REQUIRE(setup(&f, false));
+	CHECK_EQ(sgx_eenter(&f.cpu, f.ctl, TCS_A, AEP, 1, 2, &lp), SGX_GP);
+	/* The failed entry left the TCS free. */
+	f.ctl->initialized = true;
+	CHECK_EQ(sgx_eenter(&f.cpu, f.ctl, TCS_A, AEP, 1, 2, &lp), 0);
+	sgx_cpu_destroy(&f.cpu);
+}
+
+TEST(eenter_bad_tcs)
+{
+	struct fixture f;
+	struct sgx_lp lp;
+
+	REQUIRE(setup(&f, true));
+	CHECK_EQ(sgx_eenter(&f.cpu, f.ctl, TCS_A + 8, AEP, 1, 2, &lp), SGX_GP);
+	CHECK_EQ(sgx_eenter(&f.cpu, f.ctl, CODE, AEP, 1, 2, &lp), SGX_PF);
+	CHECK_EQ(sgx_eenter(&f.cpu, f.ctl, BASE + 0xf000, AEP, 1, 2, &lp), SGX_PF);
+	CHECK_EQ(sgx_eenter(&f.cpu, f.ctl, BASE + SIZE, AEP, 1, 2, &lp), SGX_PF);
+	CHECK_EQ(sgx_eenter(&f.cpu, NULL, TCS_A, AEP, 1, 2, &lp), SGX_PF);
+	CHECK_EQ(sgx_eenter(&f.cpu, f.ctl, TCS_A, 0x8000000000000000ULL, 1, 2,
+			    &lp), SGX_GP);
+	/* SSA frame page not in the enclave: #PF. */
+	CHECK_EQ(sgx_eenter(&f.cpu, f.ctl, TCS_C, AEP, 1, 2, &lp), SGX_PF);
+	sgx_cpu_destroy(&f.cpu);
+}
+
+TEST(eenter_state_and_outputs)
+{
+	struct fixture f;
+	struct sgx_lp lp;
+	struct sgx_tcs *t;
+	struct sgx_gprsgx *g;
+
+	REQUIRE(setup(&f, true));
+	REQUIRE_EQ(sgx_eenter(&f.cpu, f.ctl, TCS_A, AEP, 0x7000, 0x7100, &lp), 0);
+	t = tcs_epc(&f, TCS_A);
+	CHECK_EQ(t->state, 1);
+	CHECK_EQ(t->aep, AEP);
+	CHECK_EQ(lp.rip, CODE);
+	CHECK_EQ(lp.cssa, 0);
+	CHECK_EQ(lp.fsbase, BASE + 0x8000);
+	CHECK_EQ(lp.gsbase, BASE + 0x9000);
+	g = gpr_epc(&f, SSA_A);
+	CHECK_EQ(g->ursp, 0x7000);
+	CHECK_EQ(g->urbp, 0x7100);
+	CHECK_EQ(atomic_load(&f.ctl->active_threads), 1);
+	/* Busy: a second logical processor gets #GP. */
+	{
+		struct sgx_lp lp2;
+
+		CHECK_EQ(sgx_eenter(&f.cpu, f.ctl, TCS_A, AEP, 1, 2, &lp2),
+			 SGX_GP);
+		CHECK_EQ(sgx_eresume(&f.cpu, f.ctl, TCS_A, AEP, 1, 2, &lp2),
+			 SGX_GP);
+		CHECK_EQ(sgx_eenter(&f.cpu, f.ctl, TCS_B, AEP, 1, 2, &lp2), 0);
+		sgx_eexit(&f.cpu, &lp2);
+	}
+	sgx_eexit(&f.cpu, &lp);
+	CHECK_EQ(t->state, 0);
+	CHECK_EQ(t->cssa, 0);
+	CHECK_EQ(atomic_load(&f.ctl->active_threads), 0);
+	CHECK_EQ(sgx_eenter(&f.cpu, f.ctl, TCS_A, AEP, 1, 2, &lp), 0);
+	sgx_eexit(&f.cpu, &lp);
+	sgx_cpu_destroy(&f.cpu);
+}
+
+TEST(eresume_cssa_zero_gp)
+{
+	struct fixture f;
+	struct sgx_lp lp;
+
+	REQUIRE(setup(&f, true));
+	CHECK_EQ(sgx_eresume(&f.cpu, f.ctl, TCS_A, AEP, 1, 2, &lp), SGX_GP);
+	CHECK_EQ(tcs_epc(&f, TCS_A)->state, 0);
+	sgx_cpu_destroy(&f.cpu);
+}
+
+TEST(aex_saves_frame_and_eresume_restores)
+{
+	struct fixture f;
+	struct sgx_lp lp;
+	struct sgx_aex_event ev;
+	struct sgx_gprsgx *g;
+	struct sgx_exinfo *x;
+	uint8_t xsave[576];
+
+	REQUIRE(setup(&f, true));
+	REQUIRE_EQ(sgx_eenter(&f.cpu, f.ctl, TCS_A, AEP, 0x7000, 0x7100, &lp), 0);
+	memset(&ev, 0, sizeof(ev));
+	ev.gpr.rax = 0xaa;
+	ev.gpr.r15 = 0xff;
+	ev.gpr.rip = CODE + 0x10;
+	ev.gpr.rflags = 0x246;
+	ev.gpr.fsbase = BASE + 0x8000;
+	ev.exception = true;
+	ev.vector = X86_TRAP_PF;
+	ev.error_code = X86_PF_SGX | X86_PF_WRITE | X86_PF_USER | X86_PF_PROT;
+	ev.maddr = BASE + 0x3123;
+	memset(xsave, 0, sizeof(xsave));
+	xsave[160] = 0x5a;			/* xmm0 byte 0 */
+	xsave[512] = 3;				/* XSTATE_BV */
+	ev.xsave = xsave;
+	ev.xsave_size = sizeof(xsave);
+	sgx_aex(&f.cpu, &lp, &ev);
+	CHECK_EQ(lp.ursp, 0x7000);
+	CHECK_EQ(lp.urbp, 0x7100);
+	CHECK_EQ(tcs_epc(&f, TCS_A)->cssa, 1);
+	CHECK_EQ(tcs_epc(&f, TCS_A)->state, 0);
+	CHECK_EQ(atomic_load(&f.ctl->active_threads), 0);
+	g = gpr_epc(&f, SSA_A);
+	CHECK_EQ(g->rax, 0xaa);
+	CHECK_EQ(g->r15, 0xff);
+	CHECK_EQ(g->rip, CODE + 0x10);
+	CHECK_EQ(g->exitinfo, SGX_EXITINFO_VALID | 3 << 8 | X86_TRAP_PF);
+	x = (struct sgx_exinfo *)((uint8_t *)g - 16);
+	CHECK_EQ(x->maddr, BASE + 0x3123);
+	CHECK_EQ(x->errcd, ev.error_code);
+	{
+		uint8_t b[576];
+
+		sgx_encl_read(&f.cpu, f.ctl, SSA_A, b, sizeof(b));
+		CHECK_EQ(b[160], 0x5a);
+		CHECK_EQ(b[512], 3);
+	}
+
+	/* Second AEX level: EENTER with CSSA 1 uses frame 1. */
+	REQUIRE_EQ(sgx_eenter(&f.cpu, f.ctl, TCS_A, AEP, 0x6000, 0x6100, &lp), 0);
+	CHECK_EQ(lp.cssa, 1);
+	memset(&ev, 0, sizeof(ev));		/* an interrupt */
+	ev.gpr.rip = CODE + 0x20;
+	sgx_aex(&f.cpu, &lp, &ev);
+	CHECK_EQ(gpr_epc(&f, SSA_A + 0x1000)->exitinfo, 0);
+	CHECK_EQ(tcs_epc(&f, TCS_A)->cssa, 2);
+	/* CSSA == NSSA: no more EENTER. */
+	CHECK_EQ(sgx_eenter(&f.cpu, f.ctl, TCS_A, AEP, 1, 2, &lp), SGX_GP);
+
+	/* ERESUME: frame 1, then frame 0. */
+	REQUIRE_EQ(sgx_eresume(&f.cpu, f.ctl, TCS_A, AEP, 0x5000, 0x5100, &lp), 0);
+	CHECK_EQ(lp.rip, CODE + 0x20);
+	CHECK_EQ(tcs_epc(&f, TCS_A)->cssa, 1);
+	sgx_eexit(&f.cpu, &lp);
+	REQUIRE_EQ(sgx_eresume(&f.cpu, f.ctl, TCS_A, AEP, 0x5000, 0x5100, &lp), 0);
+	CHECK_EQ(lp.rip, CODE + 0x10);
+	CHECK_EQ(lp.gpr->rax, 0xaa);
+	CHECK_EQ(lp.fsbase, BASE + 0x8000);
+	CHECK_EQ(lp.xsave, SSA_A);
+	CHECK_EQ(tcs_epc(&f, TCS_A)->cssa, 0);
+	sgx_eexit(&f.cpu, &lp);
+	sgx_cpu_destroy(&f.cpu);
+}
+
+TEST(exitinfo_rules)
+{
+	struct fixture f;
+	struct sgx_lp lp;
+	struct sgx_aex_event ev;
+	static const struct { unsigned v; uint32_t want; } cases[] = {
+		{ X86_TRAP_DE, SGX_EXITINFO_VALID | 3 << 8 | 0 },
+		{ X86_TRAP_BP, SGX_EXITINFO_VALID | 6 << 8 | 3 },
+		{ X86_TRAP_UD, SGX_EXITINFO_VALID | 3 << 8 | 6 },
+		{ X86_TRAP_GP, SGX_EXITINFO_VALID | 3 << 8 | 13 },
+		{ X86_TRAP_NM, 0 },
+	};
+
+	REQUIRE(setup(&f, true));
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		REQUIRE_EQ(sgx_eenter(&f.cpu, f.ctl, TCS_B, AEP, 1, 2, &lp), 0);
+		memset(&ev, 0, sizeof(ev));
+		ev.exception = true;
+		ev.vector = (uint8_t)cases[i].v;
+		ev.error_code = 0x10;
+		sgx_aex(&f.cpu, &lp, &ev);
+		CHECK_EQ(gpr_epc(&f, SSA_B)->exitinfo, cases[i].want);
+		/* #GP with EXINFO: MADDR 0, ERRCD the error code. */
+		if (cases[i].v == X86_TRAP_GP)
+			CHECK_EQ(((struct sgx_exinfo *)((uint8_t *)gpr_epc(&f, SSA_B) -
+							 16))->errcd, 0x10);
+		REQUIRE_EQ(sgx_eresume(&f.cpu, f.ctl, TCS_B, AEP, 1, 2, &lp), 0);
+		sgx_eexit(&f.cpu, &lp);
+	}
+	sgx_cpu_destroy(&f.cpu);
+}
+
+TEST(eresume_bad_xsave_header_gp)
+{
+	struct fixture f;
+	struct sgx_lp lp;
+	struct sgx_aex_event ev;
+	uint64_t bv = 1ULL << 9;	/* PKRU: not in XFRM */
+
+	REQUIRE(setup(&f, true));
+	REQUIRE_EQ(sgx_eenter(&f.cpu, f.ctl, TCS_B, AEP, 1, 2, &lp), 0);
+	memset(&ev, 0, sizeof(ev));
+	sgx_aex(&f.cpu, &lp, &ev);
+	sgx_encl_write(&f.cpu, f.ctl, SSA_B + 512, &bv, 8);
+	CHECK_EQ(sgx_eresume(&f.cpu, f.ctl, TCS_B, AEP, 1, 2, &lp), SGX_GP);
+	CHECK_EQ(tcs_epc(&f, TCS_B)->cssa, 1);
+	CHECK_EQ(tcs_epc(&f, TCS_B)->state, 0);
+	bv = 3;
+	sgx_encl_write(&f.cpu, f.ctl, SSA_B + 512, &bv, 8);
+	CHECK_EQ(sgx_eresume(&f.cpu, f.ctl, TCS_B, AEP, 1, 2, &lp), 0);
+	sgx_eexit(&f.cpu, &lp);
+	sgx_cpu_destroy(&f.cpu);
+}
+
+TEST(user_leaves_in_enclave_mode)
+{
+	struct fixture f;
+	struct sgx_lp lp;
+	uint64_t rax;
+	bool zf;
+
+	REQUIRE(setup(&f, true));
+	REQUIRE_EQ(sgx_eenter(&f.cpu, f.ctl, TCS_A, AEP, 1, 2, &lp), 0);
+	CHECK_EQ(sgx_enclu_user(&f.cpu, &lp, SGX_EENTER, 0, 0, 0, &rax, &zf),
+		 SGX_GP);
+	CHECK_EQ(sgx_enclu_user(&f.cpu, &lp, SGX_ERESUME, 0, 0, 0, &rax, &zf),
+		 SGX_GP);
+	CHECK_EQ(sgx_enclu_user(&f.cpu, &lp, 99, 0, 0, 0, &rax, &zf), SGX_GP);
+	CHECK_EQ(sgx_enclu_user(&f.cpu, &lp, SGX_EACCEPT, 0, 0, 0, &rax, &zf),
+		 SGX_UD);
+	/* EREPORT with operands outside ELRANGE: #GP from the leaf. */
+	CHECK_EQ(sgx_enclu_user(&f.cpu, &lp, SGX_EREPORT, 0x1000, 0x2000,
+				0x3000, &rax, &zf), SGX_GP);
+	sgx_eexit(&f.cpu, &lp);
+	sgx_cpu_destroy(&f.cpu);
+}

@@ -16,10 +16,13 @@
 
 struct sgxemu_enclave *_Atomic sgxemu__enclaves[MAX_ENCLAVES];
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int table_used;		/* slots [0, table_used) ever used */
 
 struct sgxemu_enclave *sgxemu__encl_find(uint64_t addr)
 {
-	for (int i = 0; i < MAX_ENCLAVES; i++) {
+	int n = atomic_load(&table_used);
+
+	for (int i = 0; i < n; i++) {
 		struct sgxemu_enclave *e = atomic_load(&sgxemu__enclaves[i]);
 
 		if (e && addr >= e->base && addr - e->base < e->size)
@@ -42,6 +45,8 @@ int sgxemu__encl_register(struct sgxemu_enclave *e)
 		if (!atomic_load(&sgxemu__enclaves[i])) {
 			e->table_slot = i;
 			atomic_store(&sgxemu__enclaves[i], e);
+			if (atomic_load(&table_used) <= i)
+				atomic_store(&table_used, i + 1);
 			ret = 0;
 			break;
 		}

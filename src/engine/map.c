@@ -22,7 +22,7 @@
 #include "engine/engine.h"
 
 static atomic_flag guard_lock = ATOMIC_FLAG_INIT;
-static int guard_inside;		/* threads in enclave mode */
+static atomic_int guard_inside;		/* threads in enclave mode */
 static bool guard_shut;			/* ELRANGEs are PROT_NONE now */
 
 static void lock(void)
@@ -155,10 +155,19 @@ static void reprotect_all(void)
 	}
 }
 
+/*
+ * With guard mode off (the common case) entry and exit only count, without
+ * the lock: nothing is shut, nothing needs opening.
+ */
 void sgxemu__guard_enter(void)
 {
+	if (!__atomic_load_n(&sgxemu__platform.guard, __ATOMIC_ACQUIRE) &&
+	    !__atomic_load_n(&guard_shut, __ATOMIC_ACQUIRE)) {
+		atomic_fetch_add(&guard_inside, 1);
+		return;
+	}
 	lock();
-	if (guard_inside++ == 0 && guard_shut) {
+	if (atomic_fetch_add(&guard_inside, 1) == 0 && guard_shut) {
 		guard_shut = false;
 		reprotect_all();
 	}
@@ -167,8 +176,12 @@ void sgxemu__guard_enter(void)
 
 void sgxemu__guard_exit(void)
 {
+	if (!__atomic_load_n(&sgxemu__platform.guard, __ATOMIC_ACQUIRE)) {
+		atomic_fetch_sub(&guard_inside, 1);
+		return;
+	}
 	lock();
-	if (--guard_inside == 0 &&
+	if (atomic_fetch_sub(&guard_inside, 1) == 1 &&
 	    __atomic_load_n(&sgxemu__platform.guard, __ATOMIC_ACQUIRE)) {
 		guard_shut = true;
 		reprotect_all();
@@ -187,7 +200,7 @@ void sgxemu_set_guard(bool on)
 		return;
 	lock();
 	__atomic_store_n(&sgxemu__platform.guard, on, __ATOMIC_RELEASE);
-	if (on && guard_inside == 0 && !guard_shut) {
+	if (on && atomic_load(&guard_inside) == 0 && !guard_shut) {
 		guard_shut = true;
 		reprotect_all();
 	} else if (!on && guard_shut) {

@@ -549,8 +549,26 @@ bool sgxemu__host_enclu(int signo, siginfo_t *info, ucontext_t *uc,
 		return false;
 	if (leaf != SGX_EENTER && leaf != SGX_ERESUME)
 		return false;
-	if (!tcb)
-		return sgxemu__tcb_prepare() != NULL;
+	if (!tcb) {
+		/*
+		 * A thread that was never set up (and whose handler may be
+		 * running on someone else's alternate stack, where
+		 * sigaltstack() cannot be changed): continue in host mode as
+		 * if the program had called the fast path at the ENCLU, with
+		 * the return point after it. The fast path sets the thread up
+		 * and enters (or traps here again, now with a TCB). The push
+		 * uses the 8 bytes below RSP, as the call of the vDSO entry
+		 * would.
+		 */
+		uint64_t ret = rip + 3, sp = (uint64_t)g[REG_RSP] - 8;
+
+		if (trampoline)
+			return false;
+		memcpy((void *)(uintptr_t)sp, &ret, 8);
+		g[REG_RSP] = (greg_t)sp;
+		g[REG_RIP] = (greg_t)(uintptr_t)sgxemu_enclu_entry;
+		return true;
+	}
 
 	if (trampoline) {
 		rsp = g[REG_RSP] + 8;

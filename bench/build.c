@@ -28,7 +28,7 @@
 #define NR_PAGES	(ENCL_SIZE / PAGE)
 #define HASHED_PER_PAGE	(64 + 16 * (64 + 256))
 #define ENCL_BASE	0x7f0000000000ULL
-#define ROUNDS		5
+#define ROUNDS		9
 #define TARGET		0.8
 
 static double now(void)

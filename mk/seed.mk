@@ -41,9 +41,9 @@ seed-build: $(SEED_MK)/lib.mk
 TEST_DEPS += seed-build
 
 # The main job: build everything, then run the seed selftest under sgxemu.
-# test_sgx opens encl.bin and encl.ss in its current directory.
-# PLACEHOLDER until the shim lands: without `sgxemu run` the selftest is
-# NOT run, and this target says so and fails rather than look like a pass.
+# test_sgx opens encl.bin and encl.ss in its current directory. A CLI built
+# without `sgxemu run` cannot run it: then the target says NOT RUN and fails
+# rather than look like a pass.
 seed: all seed-build
 	@if $(CLI) help run >/dev/null 2>&1; then \
 		echo "== running the seed selftest under sgxemu"; \

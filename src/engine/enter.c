@@ -34,13 +34,17 @@ struct sgxemu_tcb *sgxemu__enter_fast(uint64_t *f, uint64_t tcs)
 	uint64_t rsp = (uint64_t)(uintptr_t)(f + F_END);
 	uint64_t rflags;
 
-	/* ERESUME restores a whole frame, XSAVE state included: the
-	 * ucontext of the trap path is the tool for that. */
-	if ((uint32_t)f[F_RAX] != SGX_EENTER || !sgxemu__have_fsgsbase ||
-	    !__atomic_load_n(&sgxemu__platform.ready, __ATOMIC_ACQUIRE))
+	if (!__atomic_load_n(&sgxemu__platform.ready, __ATOMIC_ACQUIRE))
 		return NULL;
+	/* Set the thread up here, outside any signal handler, even when
+	 * the trap path does the entry: it needs the alternate stack. */
 	tcb = sgxemu__tcb_self();
 	if (!tcb && !(tcb = sgxemu__tcb_prepare()))
+		return NULL;
+	/* ERESUME restores a whole frame, XSAVE state included: the
+	 * ucontext of the trap path is the tool for that. Without FSGSBASE
+	 * the bases need arch_prctl, which only the handler can do. */
+	if ((uint32_t)f[F_RAX] != SGX_EENTER || !sgxemu__have_fsgsbase)
 		return NULL;
 	e = sgxemu__encl_find(tcs);
 	if (!e)

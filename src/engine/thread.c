@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
@@ -117,6 +118,9 @@ int sgxemu__thread_init_global(void)
 	uintptr_t base;
 
 	sgxemu__have_fsgsbase = (getauxval(AT_HWCAP2) & 2) != 0;
+	/* For testing the arch_prctl path on machines that have FSGSBASE. */
+	if (getenv("SGXEMU_NO_FSGSBASE"))
+		sgxemu__have_fsgsbase = 0;
 	p = mmap(NULL, len + SLOT_SIZE, PROT_NONE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (p == MAP_FAILED)

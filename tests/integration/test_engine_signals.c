@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "test.h"
@@ -321,4 +322,37 @@ TEST(exception_without_fixup_reaches_app_handler)
 	CHECK_EQ(run.exit_reason, SGXEMU_EXIT_EEXIT);
 	CHECK_EQ(run.regs.rdx, HW_UD_EXITINFO);
 	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
+}
+
+/*
+ * The arch_prctl path for FS/GS (machines without FSGSBASE): the same
+ * tests again in a child told to ignore FSGSBASE.
+ */
+TEST(without_fsgsbase)
+{
+	static const char *const names[] = {
+		"setitimer_storm_during_long_loop", "host_enclu_eenter",
+		"exception_without_fixup_reaches_app_handler",
+		"two_threads_two_tcs_two_enclaves",
+	};
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	REQUIRE(n > 0);
+	exe[n] = 0;
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		pid_t pid = fork();
+		int status = -1;
+
+		REQUIRE(pid >= 0);
+		if (pid == 0) {
+			setenv("SGXEMU_NO_FSGSBASE", "1", 1);
+			execl(exe, exe, names[i], (char *)NULL);
+			_exit(127);
+		}
+		waitpid(pid, &status, 0);
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			test_fail(__FILE__, __LINE__, "%s without FSGSBASE: status %d",
+				  names[i], status);
+	}
 }

@@ -504,3 +504,87 @@ TEST(large_enclave_few_vmas)
 	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
 	CHECK_EQ(vma_count(secs.base, secs.base + size), 0);
 }
+
+TEST(api_bad_input)
+{
+	struct sgxemu_enclave *e, *e2 = NULL;
+	struct sgxemu_page_info pi;
+	struct sgxemu_enclave_info info;
+	struct sgxemu_run run;
+	struct sgx_secinfo si;
+	struct sgx_secs secs;
+	uint8_t page[4096] = { 0 };
+	uint64_t base;
+	int err = 0;
+
+	LOAD(e, base);
+	memset(&si, 0, sizeof(si));
+	si.flags = SGX_SECINFO_REG | SGX_SECINFO_R;
+	CHECK_EQ(sgxemu_enclave_create(NULL, 0, &e2, &err), -EINVAL);
+	memset(&secs, 0, sizeof(secs));
+	CHECK_EQ(sgxemu_enclave_create(&secs, 0x80, &e2, &err), -EINVAL);
+	/* A SECS ECREATE refuses: the SGX code comes back. */
+	secs.size = 12345;
+	CHECK_EQ(sgxemu_enclave_create(&secs, 0, &e2, &err), -EIO);
+	CHECK(err != 0);
+	/* An ELRANGE over this enclave's: already mapped. */
+	secs.size = L_SIZE;
+	secs.base = base;
+	secs.ssa_frame_size = 1;
+	secs.attributes.flags = SGX_ATTR_MODE64BIT;
+	secs.attributes.xfrm = 3;
+	CHECK_EQ(sgxemu_enclave_create(&secs, 0, &e2, &err), -EEXIST);
+	CHECK(e2 == NULL);
+
+	CHECK_EQ(sgxemu_enclave_add_page(e, base + 1, page, &si, 0, 0, &err),
+		 -EINVAL);
+	CHECK_EQ(sgxemu_enclave_add_page(e, base + L_SIZE, page, &si, 0, 0,
+					 &err), -EINVAL);
+	CHECK_EQ(sgxemu_enclave_add_page(e, base, NULL, &si, 0, 0, &err),
+		 -EINVAL);
+	/* Already there. */
+	CHECK_EQ(sgxemu_enclave_add_page(e, base + L_RO, page, &si, 0,
+					 PROT_READ, &err), -EEXIST);
+	CHECK_EQ(sgxemu_enclave_set_prot(e, base + 5, 4096, PROT_READ), -EINVAL);
+	CHECK_EQ(sgxemu_enclave_set_prot(e, base, L_SIZE + 4096, PROT_READ),
+		 -EINVAL);
+	CHECK_EQ(sgxemu_enclave_set_prot(e, base, 4096, 0x100), -EINVAL);
+	CHECK_EQ(sgxemu_enclave_page_info(e, base - 4096, &pi), -EINVAL);
+	REQUIRE_EQ(sgxemu_enclave_page_info(e, base + L_RO, &pi), 0);
+	CHECK(pi.present);
+	CHECK_EQ(pi.type, SGX_PT_REG);
+	CHECK_EQ(pi.epcm_prot, PROT_READ);
+	REQUIRE_EQ(sgxemu_enclave_page_info(e, base + L_TCS0, &pi), 0);
+	CHECK_EQ(pi.type, SGX_PT_TCS);
+	CHECK_EQ(pi.epcm_prot, 0);
+	REQUIRE_EQ(sgxemu_enclave_get_info(e, &info), 0);
+	CHECK(info.initialized);
+	CHECK_EQ(info.nr_pages, L_PAGES);
+	CHECK(sgxemu_enclave_find(base + 100) == e);
+	CHECK(sgxemu_enclave_find(base + L_SIZE) == NULL);
+	/* Adding after EINIT: EADD refuses. */
+	CHECK_EQ(sgxemu_enclave_add_page(e, base + 0x30000, page, &si, 0,
+					 PROT_READ, &err), -EIO);
+	CHECK(err != 0);
+	/* EINIT twice. */
+	{
+		struct sgx_sigstruct *sig = aligned_alloc(4096, 4096);
+
+		memset(sig, 0, 4096);
+		CHECK_EQ(sgxemu_enclave_init(e, sig, NULL, &err), -EIO);
+		CHECK(err != 0);
+		free(sig);
+	}
+
+	/* EREMOVE of a data page: the enclave's access is a #PF. */
+	REQUIRE_EQ(sgxemu_enclave_remove_page(e, base + L_SCRATCH, &err), 0);
+	CHECK_EQ(sgxemu_enclave_remove_page(e, base + L_SCRATCH, &err), -ENOENT);
+	REQUIRE_EQ(tu_call(&run, base + L_TCS0, CMD_STORE, base + L_SCRATCH,
+			   1, 0), 0);
+	CHECK_EQ(run.exit_reason, SGXEMU_EXIT_EXCEPTION);
+	CHECK_EQ(run.exception.vector, X86_TRAP_PF);
+	CHECK_EQ(run.exception.address, base + L_SCRATCH);
+	CHECK(!(run.exception.error_code & X86_PF_SGX));
+	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
+	CHECK_EQ(sgxemu_enclave_destroy(NULL), -EINVAL);
+}

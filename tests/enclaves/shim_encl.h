@@ -50,6 +50,18 @@
 #include "cpu/measure.h"
 #include "sgxemu/arch.h"
 
+/* Built with AddressSanitizer? (gcc defines the first, clang the second) */
+#if defined(__SANITIZE_ADDRESS__)
+#define SHIM_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SHIM_ASAN 1
+#endif
+#endif
+#ifndef SHIM_ASAN
+#define SHIM_ASAN 0
+#endif
+
 /* Each includer uses a different subset of the helpers below. */
 #define SHIM_FN static __attribute__((unused))
 

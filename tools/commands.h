@@ -12,6 +12,7 @@ extern const struct cli_command cmd_sign;
 extern const struct cli_command cmd_measure;
 extern const struct cli_command cmd_dump;
 extern const struct cli_command cmd_run;
+extern const struct cli_command cmd_info;
 extern const struct cli_command cmd_audit;
 
 #endif /* SGXEMU_TOOLS_COMMANDS_H */

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `sgxemu info`: the emulated platform as a program running under
+ * `sgxemu run` (with the same environment) would see it: CPUID leaf 0x12
+ * (SGX1/SGX2, MISCSELECT, attributes, enclave size limits, EPC sections),
+ * launch control, the devices and the engine.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "cpu/cpu.h"
+#include "sgxemu/sgxemu.h"
+
+static const char usage[] =
+	"usage: sgxemu info\n"
+	"\n"
+	"Print the emulated SGX platform: EPC size and sections, SGX1/SGX2,\n"
+	"MISCSELECT, the attributes and XFRM enclaves may use, launch-control\n"
+	"mode, the device files and the engine. Honours the same environment\n"
+	"as `sgxemu run` (SGXEMU_EPC_SIZE, SGXEMU_EPC_SECTIONS, SGXEMU_SGX2,\n"
+	"SGXEMU_GUARD).\n";
+
+static void print_size(uint64_t b)
+{
+	if (b >= (1ULL << 30) && !(b % (1ULL << 20)))
+		printf("%.1f GiB", (double)b / (1ULL << 30));
+	else if (b >= (1ULL << 20))
+		printf("%.1f MiB", (double)b / (1ULL << 20));
+	else
+		printf("%llu KiB", (unsigned long long)(b >> 10));
+}
+
+static const struct {
+	uint64_t bit;
+	const char *name;
+} attr_names[] = {
+	{ SGX_ATTR_INIT, "INIT" },
+	{ SGX_ATTR_DEBUG, "DEBUG" },
+	{ SGX_ATTR_MODE64BIT, "MODE64BIT" },
+	{ SGX_ATTR_PROVISIONKEY, "PROVISIONKEY" },
+	{ SGX_ATTR_EINITTOKENKEY, "EINITTOKENKEY" },
+	{ SGX_ATTR_CET, "CET" },
+	{ SGX_ATTR_KSS, "KSS" },
+	{ SGX_ATTR_AEXNOTIFY, "AEXNOTIFY" },
+};
+
+static int info_main(int argc, char **argv)
+{
+	uint32_t r0[4], r1[4], rs[4];
+	uint64_t attrs, xfrm, total = 0;
+	struct sgx_cpu *cpu;
+	int ret;
+
+	(void)argv;
+	if (argc > 1) {
+		cli_error("no arguments expected (try 'sgxemu info --help')");
+		return CLI_EXIT_USAGE;
+	}
+	ret = sgxemu_platform_init();
+	if (ret) {
+		cli_error("the platform cannot be created: %s", strerror(-ret));
+		return CLI_EXIT_FAIL;
+	}
+	sgxemu_platform_cpuid(0, r0);
+	sgxemu_platform_cpuid(1, r1);
+	attrs = (uint64_t)r1[1] << 32 | r1[0];
+	xfrm = (uint64_t)r1[3] << 32 | r1[2];
+
+	printf("%s\n", sgxemu_version());
+	printf("instructions:     %s%s\n", (r0[0] & 1) ? "SGX1" : "(no SGX1)",
+	       (r0[0] & 2) ? " SGX2" : "");
+	printf("MISCSELECT:       0x%08x%s\n", r0[1],
+	       (r0[1] & SGX_MISC_EXINFO) ? " (EXINFO)" : "");
+	printf("max enclave size: 2^%u bytes (64-bit), 2^%u (32-bit)\n",
+	       (r0[3] >> 8) & 0xff, r0[3] & 0xff);
+	printf("attributes:       0x%016llx", (unsigned long long)attrs);
+	for (size_t i = 0; i < sizeof(attr_names) / sizeof(attr_names[0]); i++)
+		if (attrs & attr_names[i].bit)
+			printf(" %s", attr_names[i].name);
+	printf("\n");
+	printf("XFRM:             0x%016llx\n", (unsigned long long)xfrm);
+	printf("driver allows:    DEBUG MODE64BIT KSS AEXNOTIFY; PROVISIONKEY "
+	       "after PROVISION (SET_ATTRIBUTE); never EINITTOKENKEY\n");
+	for (uint32_t s = 2; s < 2 + 8; s++) {
+		uint64_t base, size;
+
+		sgxemu_platform_cpuid(s, rs);
+		if ((rs[0] & 0xf) != 1)
+			break;
+		base = (rs[0] & 0xfffff000ULL) | (uint64_t)(rs[1] & 0xfffff) << 32;
+		size = (rs[2] & 0xfffff000ULL) | (uint64_t)(rs[3] & 0xfffff) << 32;
+		printf("EPC section %u:    0x%llx-0x%llx (", s - 2,
+		       (unsigned long long)base,
+		       (unsigned long long)(base + size - 1));
+		print_size(size);
+		printf(")\n");
+		total += size;
+	}
+	printf("EPC total:        ");
+	print_size(total);
+	printf(" (%llu pages)\n", (unsigned long long)(total >> 12));
+	cpu = sgxemu_platform_cpu();
+	printf("launch control:   flexible (IA32_SGXLEPUBKEYHASH %s); the driver "
+	       "writes the signer's hash before EINIT, so any signer launches\n",
+	       cpu && cpu->lc_locked ? "locked" : "writable");
+	printf("devices:          /dev/sgx_enclave /dev/sgx_provision (mainline), "
+	       "/dev/sgx/enclave /dev/sgx/provision (seed v22), under `sgxemu run`\n");
+	printf("engine:           native (enclave code runs on the host thread; "
+	       "ENCLU via SIGILL); guard mode %s\n", sgxemu_guard() ? "on" : "off");
+	return CLI_EXIT_OK;
+}
+
+const struct cli_command cmd_info = {
+	.name = "info",
+	.summary = "print the emulated SGX platform",
+	.usage = usage,
+	.main = info_main,
+};

@@ -9,10 +9,16 @@
  * The binary re-executes itself through `sgxemu run` when started without
  * the shim (tests/run.sh starts it directly).
  */
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <pthread.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -237,6 +243,30 @@ TEST(ud2_and_epcm_readonly_write)
 static int handler_calls;
 static long handler_rsp;
 
+/*
+ * A handler that returns EENTER while reenter_left > 0, then 0. Written in
+ * assembly so that RDI, RSI and RDX, which pass through to the enclave on
+ * re-entry, stay as the enclave left them.
+ */
+extern int reenter_left, reenter_calls;
+int reenter_handler(long, long, long, long, long, long, struct sgx_enclave_run *);
+__asm__(
+	".pushsection .data\n"
+	".globl reenter_left, reenter_calls\n"
+	"reenter_left: .long 0\n"
+	"reenter_calls: .long 0\n"
+	".popsection\n"
+	".text\n"
+	".globl reenter_handler\n"
+	"reenter_handler:\n"
+	"	incl reenter_calls(%rip)\n"
+	"	decl reenter_left(%rip)\n"
+	"	js 1f\n"
+	"	mov $2, %eax\n"
+	"	ret\n"
+	"1:	xor %eax, %eax\n"
+	"	ret\n");
+
 static int on_exit_handler(long rdi, long rsi, long rdx, long rsp, long r8,
 			   long r9, struct sgx_enclave_run *run)
 {
@@ -274,6 +304,24 @@ TEST(user_handler_sees_every_exit)
 				&run), -EFAULT);
 	CHECK_EQ(handler_calls, 2);
 	CHECK_EQ(run.exception_vector, X86_TRAP_PF);
+
+	/* A positive return re-enters: two more EEXITs, then the result. */
+	{
+		struct shim_encl e2;
+
+		BUILD(e2);
+		memset(&run, 0, sizeof(run));
+		run.tcs = e2.base + SHIM_ENCL_TCS(0);
+		run.user_handler = (uint64_t)(uintptr_t)reenter_handler;
+		reenter_calls = 0;
+		reenter_left = 2;
+		out[0] = 0;
+		CHECK_EQ(shim_vdso_call(0, (unsigned long)(uintptr_t)out, 9,
+					SGX_EENTER, 0, 0, &run), 0);
+		CHECK_EQ(reenter_calls, 3);
+		CHECK_EQ(out[0], 10);
+		CHECK_EQ(run.function, SGX_EEXIT);
+	}
 }
 
 TEST(vdso_refuses_bad_leaf_and_reserved_bytes)
@@ -679,4 +727,40 @@ TEST(seed_api_rules)
 	CHECK_EQ(mprotect(p, 4096, PROT_READ), 0);
 	CHECK_EQ(mprotect(p, 4096, PROT_READ | PROT_WRITE), -1);
 	CHECK_EQ(errno, EACCES);
+}
+
+/* Where process_vm_readv/writev are refused (container seccomp profiles),
+ * the driver still reads and writes user memory and still gives EFAULT for
+ * bad pointers. */
+TEST(user_copies_without_process_vm_syscalls)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_process_vm_readv, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_process_vm_writev, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+	struct sgx_enclave_run run;
+	struct sgx_enclave_create c;
+	struct shim_encl e;
+	uint64_t out[2];
+	char buf[8];
+	struct iovec l = { buf, 8 }, r = { buf, 8 };
+	int fd;
+
+	NEED_SHIM();
+	REQUIRE_EQ(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
+	REQUIRE_EQ(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog), 0);
+	CHECK(process_vm_readv(getpid(), &l, 1, &r, 1, 0) < 0 && errno == EPERM);
+	fd = open("/dev/sgx_enclave", O_RDWR);
+	REQUIRE(fd >= 0);
+	CHECK_EQ(ioctl_err(fd, SGX_IOC_ENCLAVE_CREATE, (void *)8), EFAULT);
+	c.src = 4096;
+	CHECK_EQ(ioctl_err(fd, SGX_IOC_ENCLAVE_CREATE, &c), EFAULT);
+	close(fd);
+	BUILD(e);	/* every ioctl, the ADD_PAGES count write-back included */
+	CHECK_EQ(shim_ecall(&e, 0, 0, out, 4, &run), 0);
+	CHECK_EQ(out[0], 5);
 }

@@ -281,6 +281,15 @@ static int callback(long rdi, long rsi, long rdx, struct seed_exception *ex,
 	return cb_ret;
 }
 
+/* EENTER the first time, 0 the second. */
+static int callback_once(long rdi, long rsi, long rdx, struct seed_exception *ex,
+			 long r8, long r9, void *tcs_addr, long ursp)
+{
+	(void)rdi; (void)rsi; (void)rdx; (void)ex; (void)r8; (void)r9;
+	(void)tcs_addr; (void)ursp;
+	return ++cb_calls == 1 ? SGX_EENTER : 0;
+}
+
 TEST(seed_abi_callback)
 {
 	struct seed_exception ex;
@@ -302,6 +311,13 @@ TEST(seed_abi_callback)
 				tcs(&e, 2), &ex, callback), 0);
 	CHECK_EQ(cb_calls, 2);
 	CHECK_EQ(ex.trapnr, X86_TRAP_UD);
+	/* EENTER from the callback re-enters with the registers as the
+	 * enclave left them (RDI = 0: echo again). */
+	cb_calls = 0;
+	CHECK_EQ(seed_vdso_call(0, (unsigned long)(uintptr_t)out, 5, SGX_EENTER,
+				tcs(&e, 1), &ex, callback_once), 0);
+	CHECK_EQ(cb_calls, 2);
+	CHECK_EQ(out[0], 6);
 	/* A positive non-leaf from the callback is -EINVAL. */
 	cb_ret = 9;
 	CHECK_EQ(seed_vdso_call(0, (unsigned long)(uintptr_t)out, 1, SGX_EENTER,

@@ -216,6 +216,7 @@ struct sgx_file *sgx_drv_open(enum sgx_api api, enum sgx_dev dev, int *err)
 	}
 	f->api = api;
 	f->dev = dev;
+	f->writable = true;
 	atomic_init(&f->refs, 1);
 	pthread_mutex_lock(&sgx_drv_lock);
 	f->next = all_files;
@@ -301,6 +302,11 @@ void sgx_file_put(struct sgx_file *f)
 enum sgx_api sgx_file_api(const struct sgx_file *f)
 {
 	return f->api;
+}
+
+void sgx_file_set_accmode(struct sgx_file *f, int accmode)
+{
+	f->writable = (accmode & O_ACCMODE) != O_RDONLY;
 }
 
 enum sgx_dev sgx_file_dev(const struct sgx_file *f)

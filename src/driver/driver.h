@@ -55,6 +55,9 @@ void sgx_file_get(struct sgx_file *f);
  * the SECS last. */
 void sgx_file_put(struct sgx_file *f);
 enum sgx_api sgx_file_api(const struct sgx_file *f);
+/* The open's access mode (O_RDONLY, O_WRONLY, O_RDWR): a window with
+ * PROT_WRITE needs a writable file, as for any shared file mapping. */
+void sgx_file_set_accmode(struct sgx_file *f, int accmode);
 enum sgx_dev sgx_file_dev(const struct sgx_file *f);
 
 /*

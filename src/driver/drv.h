@@ -38,6 +38,7 @@ struct sgx_file {
 	atomic_long refs;		/* fds and mappings */
 	enum sgx_api api;
 	enum sgx_dev dev;
+	bool writable;			/* opened O_RDWR / O_WRONLY */
 	struct sgx_encl *encl;		/* enclave devices only */
 	struct sgx_file *next, *prev;	/* every live file (fork) */
 };

@@ -303,6 +303,11 @@ void *sgx_drv_mmap(struct sgx_file *f, void *addr, size_t len, int prot,
 		*err = -EINVAL;
 		return MAP_FAILED;
 	}
+	if ((prot & PROT_WRITE) && !f->writable) {
+		sgx_drv_log("mmap: PROT_WRITE of a device opened read-only");
+		*err = -EACCES;
+		return MAP_FAILED;
+	}
 	len = (len + PAGE_MASK_LOW) & ~PAGE_MASK_LOW;
 	if (fixed && ((uintptr_t)addr & PAGE_MASK_LOW)) {
 		*err = -EINVAL;
@@ -399,6 +404,11 @@ int sgx_vma_mprotect(void *addr, size_t len, int prot)
 				ret = -errno;
 			a = next;
 			continue;
+		}
+		/* A read-only open never had VM_MAYWRITE. */
+		if ((prot & PROT_WRITE) && !v->file->writable) {
+			ret = -EACCES;
+			break;
 		}
 		ret = sgx_encl_may_map(v->file, v->start, v->end, prot);
 		if (ret)

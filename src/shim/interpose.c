@@ -289,6 +289,7 @@ static int dev_open(const char *path, int flags)
 		errno = -err;
 		return -1;
 	}
+	sgx_file_set_accmode(f, flags & O_ACCMODE);
 	/* The first enclave device opened decides the vDSO entry's ABI. */
 	if (dev == SGX_DEV_ENCLAVE) {
 		shim_engine_start();

@@ -112,6 +112,9 @@ if out=$("$CLI" info 2>&1); then
 	done
 	echo "$out" | grep -q "engine" && ok info
 	SGXEMU_SGX2=0 "$CLI" info | grep -q 'SGX2' && bad info_sgx1 "SGX2 listed" || ok info_sgx1
+	SGXEMU_EPC_SIZE=16M "$CLI" info | grep -q 'EPC total: *16.0 MiB' && ok info_epc_size ||
+		bad info_epc_size "$(SGXEMU_EPC_SIZE=16M "$CLI" info | grep 'EPC total')"
+	"$CLI" info extra >/dev/null 2>&1; [ $? -eq 2 ] && ok info_usage || bad info_usage "exit status"
 else
 	bad info "exit status: $out"
 fi

@@ -594,6 +594,17 @@ TEST(mmap_rules)
 	if (p != MAP_FAILED)
 		CHECK_EQ(munmap(p, 8192), 0);
 	close(fd);
+	/* A read-only open maps, but never writable. */
+	fd = open("/dev/sgx_enclave", O_RDONLY);
+	REQUIRE(fd >= 0);
+	CHECK(mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) ==
+	      MAP_FAILED);
+	CHECK_EQ(errno, EACCES);
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	CHECK(p != MAP_FAILED);
+	CHECK_EQ(mprotect(p, 4096, PROT_READ | PROT_WRITE), -1);
+	CHECK_EQ(errno, EACCES);
+	close(fd);
 
 	BUILD(e);
 	/* More than the page allows: code is R-X, RO page R--. */

@@ -161,9 +161,10 @@ static inline int tu_prot(uint64_t secinfo)
  * Load a flat test-enclave image @path (layout.h) and EINIT it. Returns
  * the enclave (base in *base) or NULL with a reason in @why.
  */
-static inline struct sgxemu_enclave *tu_load_layout(const char *path,
-						    uint64_t *base,
-						    const char **why)
+static inline struct sgxemu_enclave *tu_load_layout_xfrm(const char *path,
+							 uint64_t *base,
+							 const char **why,
+							 uint64_t xfrm)
 {
 	struct sgxemu_enclave *e = NULL;
 	struct sgx_secs secs;
@@ -183,7 +184,7 @@ static inline struct sgxemu_enclave *tu_load_layout(const char *path,
 	secs.ssa_frame_size = 1;
 	secs.miscselect = SGX_MISC_EXINFO;
 	secs.attributes.flags = SGX_ATTR_MODE64BIT | SGX_ATTR_DEBUG;
-	secs.attributes.xfrm = SGX_XFRM_LEGACY;
+	secs.attributes.xfrm = xfrm;
 	if (sgxemu_enclave_create(&secs, 0, &e, &err)) {
 		*why = "ECREATE failed";
 		goto fail;
@@ -222,6 +223,13 @@ fail:
 	free(sig);
 	free(img);
 	return NULL;
+}
+
+static inline struct sgxemu_enclave *tu_load_layout(const char *path,
+						    uint64_t *base,
+						    const char **why)
+{
+	return tu_load_layout_xfrm(path, base, why, SGX_XFRM_LEGACY);
 }
 
 static inline struct sgxemu_enclave *tu_load_test_encl(uint64_t *base,

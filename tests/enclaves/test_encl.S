@@ -108,6 +108,8 @@ encl_entry:
 	je	cmd_ereport
 	cmp	$CMD_EACCEPT, %rdi
 	je	cmd_eaccept
+	cmp	$CMD_YMM, %rdi
+	je	cmd_ymm
 	/* CMD_NOP and unknown commands: straight back. */
 exit:
 	mov	%fs:FS_HOST_RSP, %rsp
@@ -137,6 +139,9 @@ handler:
 	pxor	%xmm7, %xmm7
 	pxor	%xmm8, %xmm8
 	pxor	%xmm15, %xmm15
+	/* (The upper halves too: every x86-64 machine sgxemu runs on has
+	 * AVX, whatever the enclave's XFRM.) */
+	vzeroall
 	jmp	exit
 
 cmd_regs:
@@ -269,4 +274,36 @@ cmd_eaccept:
 	mov	$5, %eax		/* EACCEPT */
 	ENCLU
 	mov	$0xacac, %edx
+	jmp	exit
+
+	.macro YLOAD i
+	mov	$((\i + 1) * 0x0101010101010101), %rax
+	xor	%rsi, %rax
+	vmovq	%rax, %xmm\i
+	vpbroadcastq %xmm\i, %ymm\i
+	.endm
+	.macro YCHECK i
+	mov	$((\i + 1) * 0x0101010101010101), %rax
+	xor	%rsi, %rax
+	vmovdqu	%ymm\i, (%rsp)
+	.irp q, 0, 8, 16, 24
+	cmp	%rax, \q(%rsp)
+	setne	%cl
+	movzbl	%cl, %ecx
+	add	%rcx, %rdx
+	.endr
+	.endm
+cmd_ymm:
+	sub	$64, %rsp
+	.irp i, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+	YLOAD \i
+	.endr
+	ud2				/* AEX; the handler clobbers ymm */
+	xor	%edx, %edx
+	.irp i, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+	YCHECK \i
+	.endr
+	vextracti128 $1, %ymm5, %xmm0
+	movq	%xmm0, %rsi
+	vzeroupper
 	jmp	exit

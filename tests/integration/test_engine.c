@@ -588,3 +588,32 @@ TEST(api_bad_input)
 	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
 	CHECK_EQ(sgxemu_enclave_destroy(NULL), -EINVAL);
 }
+
+/* XFRM with AVX: the upper halves of ymm0-15 go through the SSA's AVX
+ * component and come back on ERESUME. */
+TEST(ymm_preserved_across_aex_with_avx_xfrm)
+{
+	struct sgxemu_enclave *e;
+	struct sgxemu_run run;
+	const char *why = "?";
+	char path[512];
+	uint64_t base, tcs, seed = 0x0badc0ffee123457ULL;
+
+	snprintf(path, sizeof(path), "%s/enclaves/test_encl.bin",
+		 test_build_dir());
+	e = tu_load_layout_xfrm(path, &base, &why,
+				SGX_XFRM_LEGACY | SGX_XFRM_AVX);
+	if (!e)
+		test_skip("no AVX enclave here: %s", why);
+	tcs = base + L_TCS0;
+	REQUIRE_EQ(tu_call(&run, tcs, CMD_YMM, seed, 0, 0), 0);
+	REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EXCEPTION);
+	CHECK_EQ(run.exception.vector, X86_TRAP_UD);
+	REQUIRE_EQ(tu_call(&run, tcs, 0, 2, 0, 0), 0);	/* vzeroall inside */
+	REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EEXIT);
+	REQUIRE_EQ(tu_resume(&run, tcs), 0);
+	REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EEXIT);
+	CHECK_EQ(run.regs.rdx, 0);
+	CHECK_EQ(run.regs.rsi, seed ^ (6 * 0x0101010101010101ULL));
+	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
+}

@@ -222,6 +222,7 @@ TEST(guard_mode_blocks_host_access)
 	volatile uint64_t *p;
 
 	LOAD(e, base);
+	sgxemu_set_guard(false);	/* whatever SGXEMU_GUARD says */
 	p = (volatile uint64_t *)(uintptr_t)(base + L_SCRATCH);
 	/* Without guard mode host code sees the page (not a TEE). */
 	CHECK_EQ(*p, 0);
@@ -328,12 +329,13 @@ TEST(exception_without_fixup_reaches_app_handler)
  * The arch_prctl path for FS/GS (machines without FSGSBASE): the same
  * tests again in a child told to ignore FSGSBASE.
  */
-TEST(without_fsgsbase)
+static void rerun_with(const char *var)
 {
 	static const char *const names[] = {
 		"setitimer_storm_during_long_loop", "host_enclu_eenter",
 		"exception_without_fixup_reaches_app_handler",
 		"two_threads_two_tcs_two_enclaves",
+		"pthread_kill_aex_then_resume",
 	};
 	char exe[4096];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -346,13 +348,25 @@ TEST(without_fsgsbase)
 
 		REQUIRE(pid >= 0);
 		if (pid == 0) {
-			setenv("SGXEMU_NO_FSGSBASE", "1", 1);
+			setenv(var, "1", 1);
 			execl(exe, exe, names[i], (char *)NULL);
 			_exit(127);
 		}
 		waitpid(pid, &status, 0);
 		if (!WIFEXITED(status) || WEXITSTATUS(status))
-			test_fail(__FILE__, __LINE__, "%s without FSGSBASE: status %d",
-				  names[i], status);
+			test_fail(__FILE__, __LINE__, "%s with %s=1: status %d",
+				  names[i], var, status);
 	}
+}
+
+TEST(without_fsgsbase)
+{
+	rerun_with("SGXEMU_NO_FSGSBASE");
+}
+
+/* Guard mode from the environment: the same tests with ELRANGE shut
+ * whenever no thread is inside. */
+TEST(in_guard_mode)
+{
+	rerun_with("SGXEMU_GUARD");
 }

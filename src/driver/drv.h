@@ -57,6 +57,11 @@ int sgx_encl_may_map(const struct sgx_file *f, uint64_t start, uint64_t end,
 /* The host mapping's permissions at @addr (0 where no window is). */
 int sgx_vma_prot_at(const struct sgx_file *f, uint64_t addr);
 
+/* Map [addr, addr+len) of ELRANGE anew with window permissions @prot
+ * (encl_map.c): what a MAP_FIXED device mmap does to the host mapping. */
+int sgx_encl_remap(struct sgxemu_enclave *e, uint64_t addr, size_t len,
+		   int prot);
+
 extern struct sgx_file *(*sgx_fd_resolver)(int fd);
 extern pthread_mutex_t sgx_drv_lock;
 

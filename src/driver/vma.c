@@ -273,8 +273,13 @@ static int host_apply(struct sgx_file *f, uint64_t start, uint64_t end,
 			     MAP_FIXED | MAP_NORESERVE) == MAP_FAILED)
 			return -ENOMEM;
 	}
+	/* A new window (placeholder: MAP_FIXED) replaces whatever the host
+	 * had there, so the pages are mapped anew; mprotect only changes
+	 * the protection of what is mapped. */
 	if (lo < hi)
-		ret = sgxemu_enclave_set_prot(encl->engine, lo, hi - lo, prot);
+		ret = placeholder ?
+		      sgx_encl_remap(encl->engine, lo, hi - lo, prot) :
+		      sgxemu_enclave_set_prot(encl->engine, lo, hi - lo, prot);
 	return ret;
 }
 

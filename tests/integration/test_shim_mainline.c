@@ -639,6 +639,17 @@ TEST(mmap_rules)
 	CHECK_EQ(munmap((void *)(uintptr_t)(e.base + SHIM_ENCL_RO), 4096), 0);
 	CHECK_EQ(shim_ecall(&e, 0, 0, out, 1, &run), 0);
 	CHECK_EQ(out[0], 2);
+	/* Unmapped, then mapped again: the page is back (its data too). */
+	p = (void *)(uintptr_t)(e.base + SHIM_ENCL_DATA);
+	CHECK_EQ(munmap(p, 4096), 0);
+	CHECK(mmap(p, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+		   e.fd, 0) == p);
+	p = (void *)(uintptr_t)(e.base + SHIM_ENCL_CODE);
+	CHECK_EQ(munmap(p, 4096), 0);
+	CHECK(mmap(p, 4096, PROT_READ | PROT_EXEC, MAP_SHARED | MAP_FIXED,
+		   e.fd, 0) == p);
+	CHECK_EQ(shim_ecall(&e, 1, 0, out, 5, &run), 0);
+	CHECK_EQ(out[0], 6);
 }
 
 /* --- lifetime: dup, close, fork ------------------------------------------------ */

@@ -370,3 +370,103 @@ TEST(in_guard_mode)
 {
 	rerun_with("SGXEMU_GUARD");
 }
+
+/*
+ * Host code with its own fixup, as the vDSO does: fixup_enter() executes
+ * ENCLU[EENTER] at fixup_aep; EEXIT returns 0, the fixup 1 with the
+ * exception in fix_vec/fix_err/fix_addr.
+ */
+uint64_t fixup_enter(uint64_t tcs, uint64_t cmd);
+extern char fixup_aep[], fixup_land[];
+uint64_t fix_vec, fix_err, fix_addr;
+__asm__(
+	".text\n"
+	".globl fixup_enter\n"
+	"fixup_enter:\n"
+	"	push %rbx\n"
+	"	push %rbp\n"
+	"	push %r12\n"
+	"	push %r13\n"
+	"	push %r14\n"
+	"	push %r15\n"
+	"	mov %rdi, %rbx\n"
+	"	mov %rsi, %rdi\n"
+	"	lea fixup_aep(%rip), %rcx\n"
+	"	mov $2, %eax\n"
+	".globl fixup_aep\n"
+	"fixup_aep:\n"
+	"	.byte 0x0f, 0x01, 0xd7\n"
+	"	xor %eax, %eax\n"
+	"	jmp 1f\n"
+	".globl fixup_land\n"
+	"fixup_land:\n"
+	"	mov %rdi, fix_vec(%rip)\n"
+	"	mov %rsi, fix_err(%rip)\n"
+	"	mov %rdx, fix_addr(%rip)\n"
+	"	mov $1, %eax\n"
+	"1:	pop %r15\n"
+	"	pop %r14\n"
+	"	pop %r13\n"
+	"	pop %r12\n"
+	"	pop %rbp\n"
+	"	pop %rbx\n"
+	"	ret\n");
+
+static volatile int trap_seen;
+
+static void on_trap(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)si;
+	(void)uc;
+	trap_seen++;
+	siglongjmp(jb, 1);
+}
+
+TEST(registered_fixup_linux_rules)
+{
+	struct sgxemu_enclave *e;
+	struct sgxemu_run run;
+	struct sigaction sa;
+	uint64_t base;
+
+	LOAD(e, base);
+	CHECK_EQ(sgxemu_register_fixup(0, 1, 0), -EINVAL);
+	CHECK_EQ(sgxemu_register_fixup(1, 1, 7), -EINVAL);
+	CHECK_EQ(sgxemu_unregister_fixup(12345), -ENOENT);
+	REQUIRE_EQ(sgxemu_register_fixup((uintptr_t)fixup_aep,
+					 (uintptr_t)fixup_land,
+					 SGXEMU_FIXUP_LINUX), 0);
+	/* EEXIT: plain return. */
+	CHECK_EQ(fixup_enter(base + L_TCS0, CMD_NOP), 0);
+	/* #UD: the fixup, with the vector. */
+	fix_vec = fix_err = fix_addr = 99;
+	CHECK_EQ(fixup_enter(base + L_TCS0, CMD_UD2), 1);
+	CHECK_EQ(fix_vec, X86_TRAP_UD);
+	CHECK_EQ(fix_err, 0);
+	CHECK_EQ(fix_addr, 0);
+	/* EENTER itself faults (CSSA 1 of NSSA 1 on TCS2 after a fault). */
+	CHECK_EQ(fixup_enter(base + L_TCS2, CMD_UD2), 1);
+	CHECK_EQ(fixup_enter(base + L_TCS2, CMD_NOP), 1);
+	CHECK_EQ(fix_vec, X86_TRAP_GP);
+	/* #BP is never fixed up under the Linux rules: SIGTRAP. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_trap;
+	sa.sa_flags = SA_SIGINFO;
+	REQUIRE_EQ(sgxemu_sigaction(SIGTRAP, &sa, NULL), 0);
+	trap_seen = 0;
+	if (!sigsetjmp(jb, 1))
+		fixup_enter(base + L_TCS1, CMD_INT3);
+	CHECK_EQ(trap_seen, 1);
+	/* With every vector: the fixup. */
+	REQUIRE_EQ(sgxemu_register_fixup((uintptr_t)fixup_aep,
+					 (uintptr_t)fixup_land,
+					 SGXEMU_FIXUP_ALL), 0);
+	REQUIRE_EQ(tu_call(&run, base + L_TCS1, 0, 0, 0, 0), 0);	/* CSSA 1 -> handler */
+	REQUIRE_EQ(tu_resume(&run, base + L_TCS1), 0);
+	CHECK_EQ(run.regs.rdx, 0xbbbb);
+	CHECK_EQ(fixup_enter(base + L_TCS1, CMD_INT3), 1);
+	CHECK_EQ(fix_vec, X86_TRAP_BP);
+	CHECK_EQ(sgxemu_unregister_fixup((uintptr_t)fixup_aep), 0);
+	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
+}

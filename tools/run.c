@@ -9,7 +9,9 @@
  * relative to it (an installed bin/sgxemu finds ../lib/sgxemu/). Options
  * become environment variables, so they also reach the program's children.
  */
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,6 +105,65 @@ static bool parse_size(const char *s, uint64_t *out)
 	return *out && !(*out & 4095);
 }
 
+/* PROG as execvp() will find it (PATH search for a bare name). */
+static bool resolve_prog(const char *prog, char *out, size_t len)
+{
+	const char *path = getenv("PATH");
+
+	if (strchr(prog, '/')) {
+		snprintf(out, len, "%s", prog);
+		return true;
+	}
+	while (path && *path) {
+		const char *end = strchr(path, ':');
+		size_t n = end ? (size_t)(end - path) : strlen(path);
+
+		snprintf(out, len, "%.*s/%s", (int)n, n ? path : ".", prog);
+		if (!access(out, X_OK))
+			return true;
+		path = end ? end + 1 : NULL;
+	}
+	return false;
+}
+
+/*
+ * A statically linked program has no dynamic loader, so LD_PRELOAD does
+ * nothing for it: say so rather than let it fail to find /dev/sgx_enclave
+ * without a clue. (Scripts and dynamic programs pass silently.)
+ */
+static void warn_if_static(const char *prog)
+{
+	char path[PATH_MAX];
+	Elf64_Ehdr eh;
+	bool interp = false;
+	int fd;
+
+	if (!resolve_prog(prog, path, sizeof(path)))
+		return;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (pread(fd, &eh, sizeof(eh), 0) == (ssize_t)sizeof(eh) &&
+	    !memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
+	    eh.e_ident[EI_CLASS] == ELFCLASS64 &&
+	    eh.e_phentsize == sizeof(Elf64_Phdr) && eh.e_phnum < 256) {
+		for (int i = 0; i < eh.e_phnum; i++) {
+			Elf64_Phdr ph;
+
+			if (pread(fd, &ph, sizeof(ph),
+				  (off_t)(eh.e_phoff + (uint64_t)i * sizeof(ph))) !=
+			    (ssize_t)sizeof(ph))
+				break;
+			if (ph.p_type == PT_INTERP)
+				interp = true;
+		}
+		if (!interp)
+			cli_error("warning: %s is statically linked: the emulator "
+				  "cannot be preloaded into it, it will see no SGX", path);
+	}
+	close(fd);
+}
+
 static int run_main(int argc, char **argv)
 {
 	char shim[PATH_MAX] = "";
@@ -190,6 +251,7 @@ static int run_main(int argc, char **argv)
 		}
 		setenv("LD_PRELOAD", val, 1);
 	}
+	warn_if_static(argv[i]);
 	execvp(argv[i], &argv[i]);
 	cli_error("cannot run %s: %s", argv[i], strerror(errno));
 	return errno == ENOENT ? 127 : 126;

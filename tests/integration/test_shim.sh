@@ -97,6 +97,19 @@ else
 	bad c_program_unchanged "cannot compile: $(cat "$T/cc.err")"
 fi
 
+# A static program cannot be preloaded: a warning, and it still runs.
+printf 'int main(void) { return 5; }\n' > "$T/static.c"
+if cc -static -o "$T/static" "$T/static.c" 2>/dev/null; then
+	err=$("$CLI" run "$T/static" 2>&1 >/dev/null); rc=$?
+	if [ $rc -eq 5 ] && echo "$err" | grep -q 'statically linked'; then
+		ok static_program_warned
+	else
+		bad static_program_warned "rc $rc, stderr '$err'"
+	fi
+else
+	skp static_program_warned "no static libc to link with"
+fi
+
 # CLI errors: usage 2, missing program 127.
 "$CLI" run >/dev/null 2>&1; [ $? -eq 2 ] && ok run_no_program || bad run_no_program "exit status"
 "$CLI" run --bogus true >/dev/null 2>&1; [ $? -eq 2 ] && ok run_bad_option || bad run_bad_option "exit status"

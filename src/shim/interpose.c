@@ -34,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "driver/drv.h"
 #include "shim/shim.h"
 
 #define SHIM_MAX_FD	65536
@@ -676,42 +677,52 @@ static int fake_dir(struct stat *st)
 	return 0;
 }
 
-/* 1 = handled (*st filled), 0 = not a device path. */
+/* Store a result in the caller's buffer: a bad pointer is EFAULT, as
+ * the kernel's copy_to_user makes it, not a crash here. */
+static int put_user(void *dst, const void *src, size_t n)
+{
+	if (sgx_copy_to_user((unsigned long)dst, src, n)) {
+		errno = EFAULT;
+		return -1;
+	}
+	return 0;
+}
+
+/* 1 = handled (*ret is stat's result), 0 = not a device path. */
 static int path_stat(const char *path, struct stat *st, int *ret)
 {
 	enum sgx_api api;
 	enum sgx_dev dev;
+	struct stat tmp;
 
 	if (!maybe_dev(path))
 		return 0;
 	if (!sgx_dev_match(path, &api, &dev)) {
-		fill_stat(st, api, dev);
-		*ret = 0;
+		fill_stat(&tmp, api, dev);
+		*ret = put_user(st, &tmp, sizeof(tmp));
 		return 1;
 	}
 	if (is_sgx_dir(path)) {
-		struct stat real;
-
 		/* A real /dev/sgx (an SGX host) wins. */
-		if (get_stat()(path, &real) == 0) {
-			*st = real;
-			*ret = 0;
-			return 1;
-		}
-		*ret = fake_dir(st);
+		if (get_stat()(path, &tmp) == 0 || fake_dir(&tmp) == 0)
+			*ret = put_user(st, &tmp, sizeof(tmp));
+		else
+			*ret = -1;
 		return 1;
 	}
 	return 0;
 }
 
+/* -2 = not a device fd, else fstat's result. */
 static int fd_stat(int fd, struct stat *st)
 {
 	struct sgx_file *f = fd_file(fd);
+	struct stat tmp;
 
 	if (!f)
-		return 0;
-	fill_stat(st, sgx_file_api(f), sgx_file_dev(f));
-	return 1;
+		return -2;
+	fill_stat(&tmp, sgx_file_api(f), sgx_file_dev(f));
+	return put_user(st, &tmp, sizeof(tmp));
 }
 
 int stat(const char *path, struct stat *st)
@@ -734,17 +745,18 @@ int lstat(const char *path, struct stat *st)
 
 int fstat(int fd, struct stat *st)
 {
-	if (fd_stat(fd, st))
-		return 0;
-	return get_fstat()(fd, st);
+	int r = fd_stat(fd, st);
+
+	return r != -2 ? r : get_fstat()(fd, st);
 }
 
 int fstatat(int dirfd, const char *path, struct stat *st, int flags)
 {
 	int ret;
 
-	if (empty_path(path) && (flags & AT_EMPTY_PATH) && fd_stat(dirfd, st))
-		return 0;
+	if (empty_path(path) && (flags & AT_EMPTY_PATH) &&
+	    (ret = fd_stat(dirfd, st)) != -2)
+		return ret;
 	if (path_stat(path, st, &ret))
 		return ret;
 	return get_fstatat()(dirfd, path, st, flags);
@@ -773,9 +785,9 @@ int lstat64(const char *path, struct stat64 *st)
 
 int fstat64(int fd, struct stat64 *st)
 {
-	if (fd_stat(fd, (struct stat *)st))
-		return 0;
-	return get_fstat64()(fd, st);
+	int r = fd_stat(fd, (struct stat *)st);
+
+	return r != -2 ? r : get_fstat64()(fd, st);
 }
 
 int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
@@ -783,8 +795,8 @@ int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
 	int ret;
 
 	if (empty_path(path) && (flags & AT_EMPTY_PATH) &&
-	    fd_stat(dirfd, (struct stat *)st))
-		return 0;
+	    (ret = fd_stat(dirfd, (struct stat *)st)) != -2)
+		return ret;
 	if (path_stat(path, (struct stat *)st, &ret))
 		return ret;
 	return get_fstatat64()(dirfd, path, st, flags);
@@ -811,9 +823,9 @@ int __lxstat(int ver, const char *path, struct stat *st)
 
 int __fxstat(int ver, int fd, struct stat *st)
 {
-	if (fd_stat(fd, st))
-		return 0;
-	return get___fxstat()(ver, fd, st);
+	int r = fd_stat(fd, st);
+
+	return r != -2 ? r : get___fxstat()(ver, fd, st);
 }
 
 int __fxstatat(int ver, int dirfd, const char *path, struct stat *st, int flags)
@@ -845,9 +857,9 @@ int __lxstat64(int ver, const char *path, struct stat64 *st)
 
 int __fxstat64(int ver, int fd, struct stat64 *st)
 {
-	if (fd_stat(fd, (struct stat *)st))
-		return 0;
-	return get___fxstat64()(ver, fd, st);
+	int r = fd_stat(fd, (struct stat *)st);
+
+	return r != -2 ? r : get___fxstat64()(ver, fd, st);
 }
 
 int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *st,
@@ -882,17 +894,22 @@ static void stat_to_statx(const struct stat *st, struct statx *stx)
 int statx(int dirfd, const char *path, int flags, unsigned int mask,
 	  struct statx *stx)
 {
+	struct statx tmp;
 	struct stat st;
 	int ret;
 
-	if (empty_path(path) && (flags & AT_EMPTY_PATH) && fd_stat(dirfd, &st)) {
-		stat_to_statx(&st, stx);
-		return 0;
+	if (empty_path(path) && (flags & AT_EMPTY_PATH) &&
+	    (ret = fd_stat(dirfd, &st)) != -2) {
+		if (ret)
+			return ret;
+		stat_to_statx(&st, &tmp);
+		return put_user(stx, &tmp, sizeof(tmp));
 	}
 	if (path_stat(path, &st, &ret)) {
-		if (!ret)
-			stat_to_statx(&st, stx);
-		return ret;
+		if (ret)
+			return ret;
+		stat_to_statx(&st, &tmp);
+		return put_user(stx, &tmp, sizeof(tmp));
 	}
 	return get_statx()(dirfd, path, flags, mask, stx);
 }

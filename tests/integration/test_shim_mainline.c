@@ -115,7 +115,32 @@ TEST(devices_stat_as_character_devices)
 	REQUIRE(fd >= 0);
 	REQUIRE_EQ(fstat(fd, &st), 0);
 	CHECK(S_ISCHR(st.st_mode));
+	{
+		struct stat *volatile bad = (struct stat *)8;
+
+		CHECK_EQ(fstat(fd, bad), -1);
+		CHECK_EQ(errno, EFAULT);
+	}
 	close(fd);
+	/* A bad buffer is EFAULT, as from the kernel. */
+	{
+		struct stat *volatile bad = (struct stat *)8;
+		struct statx *volatile badx = (struct statx *)8;
+
+		CHECK_EQ(stat("/dev/sgx_enclave", bad), -1);
+		CHECK_EQ(errno, EFAULT);
+		CHECK_EQ(statx(AT_FDCWD, "/dev/sgx_provision", 0, STATX_BASIC_STATS,
+			       badx), -1);
+		CHECK_EQ(errno, EFAULT);
+	}
+	{
+		struct statx stx;
+
+		REQUIRE_EQ(statx(AT_FDCWD, "/dev/sgx/provision", 0,
+				 STATX_BASIC_STATS, &stx), 0);
+		CHECK(S_ISCHR(stx.stx_mode));
+		CHECK_EQ(stx.stx_rdev_major, 10);
+	}
 	/* Other paths are untouched. */
 	CHECK(stat("/dev/sgx_nonexistent", &st) != 0);
 	CHECK_EQ(errno, ENOENT);

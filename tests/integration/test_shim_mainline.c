@@ -23,6 +23,8 @@
 #include <time.h>
 
 #include "../enclaves/shim_encl.h"
+#include "cpu/cpu.h"
+#include <dlfcn.h>
 #include "test.h"
 
 #define SEED_KEY "seed-tree/tools/testing/selftests/x86/sgx/signing_key.pem"
@@ -528,6 +530,17 @@ TEST(init_errnos)
 	CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_INIT, &init), EPERM);
 	/* Still not initialized: the right SIGSTRUCT launches it. */
 	REQUIRE_EQ(shim_encl_init(&e, key(), SHIM_ENCL_ATTRS), 0);
+	/* The driver wrote the launch-control MSRs with the signer's hash. */
+	{
+		struct sgx_cpu *(*cpu)(void) = (struct sgx_cpu *(*)(void))
+			dlsym(RTLD_DEFAULT, "sgxemu_platform_cpu");
+		uint8_t signer[32];
+
+		REQUIRE(cpu && cpu());
+		EVP_Digest(e.ss.modulus, sizeof(e.ss.modulus), signer, NULL,
+			   EVP_sha256(), NULL);
+		CHECK_MEM(cpu()->lepubkeyhash, signer, 32);
+	}
 	CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_INIT, &init), EINVAL);
 	{
 		struct sgx_secinfo si __attribute__((aligned(64))) = { 0 };

@@ -110,6 +110,18 @@ else
 	skp static_program_warned "no static libc to link with"
 fi
 
+# The host programs again, with guard mode on and with an SGX1 platform.
+for v in SGXEMU_GUARD=1 SGXEMU_SGX2=0; do
+	for t in "$B/tests/integration/test_shim_mainline" "$B/tests/integration/test_shim_seed"; do
+		[ -x "$t" ] || { skp "$(basename "$t")_$v" "not built"; continue; }
+		line=$(env "$v" B="$B" "$t" 2>&1 | tail -n 1)
+		case "$line" in
+		*" 0 failed"*) ok "$(basename "$t")_$v" ;;
+		*) bad "$(basename "$t")_$v" "$line" ;;
+		esac
+	done
+done
+
 # CLI errors: usage 2, missing program 127.
 "$CLI" run >/dev/null 2>&1; [ $? -eq 2 ] && ok run_no_program || bad run_no_program "exit status"
 "$CLI" run --bogus true >/dev/null 2>&1; [ $? -eq 2 ] && ok run_bad_option || bad run_bad_option "exit status"

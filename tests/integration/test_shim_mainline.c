@@ -825,3 +825,27 @@ TEST(user_copies_without_process_vm_syscalls)
 	CHECK_EQ(shim_ecall(&e, 0, 0, out, 4, &run), 0);
 	CHECK_EQ(out[0], 5);
 }
+
+/* An EPC too small for the enclave: ADD_PAGES stops with ENOMEM and
+ * reports the pages it added in count. (Each test runs in its own
+ * process, where the platform comes up at the first device open.) */
+TEST(add_pages_until_the_epc_is_full)
+{
+	struct sgx_secinfo si __attribute__((aligned(64)));
+	struct sgx_enclave_add_pages a;
+	struct shim_encl e;
+
+	NEED_SHIM();
+	setenv("SGXEMU_EPC_SIZE", "32K", 1);
+	REQUIRE_EQ(shim_encl_create(&e, "/dev/sgx_enclave", SHIM_ENCL_ATTRS), 0);
+	e.img = shim_encl_image();
+	REQUIRE(e.img);
+	memset(&si, 0, sizeof(si));
+	si.flags = SGX_SECINFO_REG | SGX_SECINFO_R | SGX_SECINFO_W;
+	a = addp(&e, 0x1000, 12 * 4096, &si);
+	CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_ADD_PAGES, &a), ENOMEM);
+	CHECK(a.count > 0 && a.count < a.length && !(a.count & 4095));
+	a = addp(&e, 0xe000, 4096, &si);
+	CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_ADD_PAGES, &a), ENOMEM);
+	CHECK_EQ(a.count, 0);
+}

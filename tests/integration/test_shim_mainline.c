@@ -849,3 +849,28 @@ TEST(add_pages_until_the_epc_is_full)
 	CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_ADD_PAGES, &a), ENOMEM);
 	CHECK_EQ(a.count, 0);
 }
+
+/* Pages added without SGX_PAGE_MEASURE are not in MRENCLAVE: EINIT of the
+ * fully measured signature is refused (EPERM). */
+TEST(unmeasured_pages_change_mrenclave)
+{
+	struct sgx_secinfo si __attribute__((aligned(64)));
+	struct sgx_enclave_add_pages a;
+	struct shim_encl e;
+
+	NEED_SHIM();
+	REQUIRE(key());
+	REQUIRE_EQ(shim_encl_create(&e, "/dev/sgx_enclave", SHIM_ENCL_ATTRS), 0);
+	e.img = shim_encl_image();
+	REQUIRE(e.img);
+	/* In the signed order, but the data page unmeasured. */
+	for (size_t i = 0; i < SHIM_NR_PAGES; i++) {
+		memset(&si, 0, sizeof(si));
+		si.flags = shim_pages[i].flags;
+		a = addp(&e, shim_pages[i].offset, 4096, &si);
+		if (shim_pages[i].offset == SHIM_ENCL_DATA)
+			a.flags = 0;
+		REQUIRE_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_ADD_PAGES, &a), 0);
+	}
+	CHECK_EQ(shim_encl_init(&e, key(), SHIM_ENCL_ATTRS), -EPERM);
+}

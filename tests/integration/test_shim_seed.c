@@ -154,7 +154,7 @@ static int seed_create(struct shim_encl *e, uint64_t attrs)
 	return e->img ? 0 : -ENOMEM;
 }
 
-static int seed_add(struct shim_encl *e)
+static int seed_add_mask(struct shim_encl *e, uint64_t odd_page, uint16_t odd_mask)
 {
 	for (size_t i = 0; i < SHIM_NR_PAGES; i++) {
 		struct sgx_secinfo si __attribute__((aligned(64)));
@@ -166,11 +166,16 @@ static int seed_add(struct shim_encl *e)
 		ap.addr = e->base + shim_pages[i].offset;
 		ap.src = (uint64_t)(uintptr_t)(e->img + shim_pages[i].offset);
 		ap.secinfo = (uint64_t)(uintptr_t)&si;
-		ap.mrmask = 0xffff;
+		ap.mrmask = shim_pages[i].offset == odd_page ? odd_mask : 0xffff;
 		if (ioctl(e->fd, SEED_IOC_ADD_PAGE, &ap))
 			return -errno;
 	}
 	return 0;
+}
+
+static int seed_add(struct shim_encl *e)
+{
+	return seed_add_mask(e, ~0ULL, 0xffff);
 }
 
 /* INIT: the ioctl's value (0, a positive SGX code) or -errno. */
@@ -436,4 +441,18 @@ TEST(release_on_last_close_and_unmap)
 	CHECK_EQ(munmap((void *)(uintptr_t)(e.base + SHIM_ENCL_SIZE / 2),
 			SHIM_ENCL_SIZE / 2), 0);
 	CHECK(find(e.base) == NULL);
+}
+
+/* mrmask selects the 256-byte chunks EEXTEND measures: measuring less than
+ * the signer did is EINIT's SGX_INVALID_MEASUREMENT, returned as is. */
+TEST(seed_mrmask_is_measured)
+{
+	struct shim_encl e;
+
+	if (no_shim)
+		test_skip("%s", no_shim);
+	REQUIRE(key());
+	REQUIRE_EQ(seed_create(&e, SHIM_ENCL_ATTRS), 0);
+	REQUIRE_EQ(seed_add_mask(&e, SHIM_ENCL_DATA, 0x00ff), 0);
+	CHECK_EQ(seed_init(&e, SHIM_ENCL_ATTRS, false), SGX_INVALID_MEASUREMENT);
 }

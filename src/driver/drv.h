@@ -54,6 +54,8 @@ int sgx_copy_to_user(unsigned long dst, const void *src, size_t n);
 /* The kernel's sgx_encl_may_map(): 0 or -EACCES (see vma.c). */
 int sgx_encl_may_map(const struct sgx_file *f, uint64_t start, uint64_t end,
 		     int prot);
+/* True when [start, end) holds memory the program can access (vma.c). */
+bool sgx_range_in_use(uint64_t start, uint64_t end);
 /* The host mapping's permissions at @addr (0 where no window is). */
 int sgx_vma_prot_at(const struct sgx_file *f, uint64_t addr);
 

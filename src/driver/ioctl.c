@@ -77,6 +77,21 @@ static long ioc_create(struct sgx_file *f, unsigned long arg)
 			    (unsigned long long)secs.size);
 		return -EINVAL;
 	}
+	/*
+	 * ELRANGE lives in this process: it must be reserved (PROT_NONE) or
+	 * free, never the program's own memory, which the enclave's pages
+	 * would replace. A SECS that ECREATE refuses anyway (unaligned base,
+	 * bad size) keeps ECREATE's errno.
+	 */
+	if (!(secs.base & (secs.size - 1)) && secs.base + secs.size > secs.base &&
+	    sgx_range_in_use(secs.base, secs.base + secs.size)) {
+		sgx_drv_log("CREATE: ELRANGE [0x%llx, 0x%llx) holds accessible "
+			    "memory of the program; reserve it first (PROT_NONE "
+			    "mmap or a device mmap)",
+			    (unsigned long long)secs.base,
+			    (unsigned long long)(secs.base + secs.size));
+		return -EINVAL;
+	}
 	ret = sgxemu_enclave_create(&secs, SGXEMU_CREATE_RESERVED,
 				    &encl->engine, &sgx_err);
 	if (ret) {

@@ -19,6 +19,8 @@
  * ELRANGE, or before CREATE, a window is an inaccessible reservation.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -283,6 +285,48 @@ static int host_apply(struct sgx_file *f, uint64_t start, uint64_t end,
 	return ret;
 }
 
+/* --- ELRANGE at CREATE ------------------------------------------------------------- */
+
+/*
+ * Does [start, end) hold memory the program can access? The engine maps
+ * ELRANGE over whatever is there, which on hardware would not touch the
+ * program's own mappings; a SECS.BASEADDR pointing at the heap or a stack
+ * must not wipe them. Reservations (PROT_NONE, anonymous or device
+ * windows) are fine. Reads /proc/self/maps with raw system calls.
+ */
+bool sgx_range_in_use(uint64_t start, uint64_t end)
+{
+	char buf[4096], line[512];
+	size_t ll = 0;
+	bool used = false;
+	ssize_t n;
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/maps",
+			      O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;	/* cannot tell: let ECREATE decide */
+	while (!used && (n = syscall(SYS_read, fd, buf, sizeof(buf))) > 0) {
+		for (ssize_t i = 0; i < n && !used; i++) {
+			unsigned long lo, hi;
+			char perms[5];
+
+			if (buf[i] != '\n') {
+				if (ll < sizeof(line) - 1)
+					line[ll++] = buf[i];
+				continue;
+			}
+			line[ll] = 0;
+			ll = 0;
+			if (sscanf(line, "%lx-%lx %4s", &lo, &hi, perms) != 3)
+				continue;
+			if (lo < end && hi > start && strncmp(perms, "---", 3))
+				used = true;
+		}
+	}
+	syscall(SYS_close, fd);
+	return used;
+}
+
 /* --- mmap ------------------------------------------------------------------------ */
 
 void *sgx_drv_mmap(struct sgx_file *f, void *addr, size_t len, int prot,
@@ -336,7 +380,9 @@ void *sgx_drv_mmap(struct sgx_file *f, void *addr, size_t len, int prot,
 			raw_munmap(start, len);
 			goto fail;
 		}
-		ret = host_apply(f, start, end, prot, false);
+		/* Should the new range lie in ELRANGE (the program unmapped
+		 * part of it), the EPC pages are mapped into it anew. */
+		ret = host_apply(f, start, end, prot, true);
 	} else {
 		start = (uintptr_t)addr;
 		end = start + len;

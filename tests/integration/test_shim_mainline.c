@@ -400,6 +400,23 @@ TEST(create_errnos)
 	CHECK_EQ(ioctl_err(fd, SGX_IOC_ENCLAVE_CREATE, &c), EIO);
 	close(fd);
 
+	/* ELRANGE over the program's own memory (here: its heap) is refused
+	 * instead of replacing that memory with enclave pages. */
+	{
+		void *heap = aligned_alloc(SHIM_ENCL_SIZE, 2 * SHIM_ENCL_SIZE);
+
+		REQUIRE(heap);
+		memset(heap, 0x33, 2 * SHIM_ENCL_SIZE);
+		fd = open("/dev/sgx_enclave", O_RDWR);
+		REQUIRE(fd >= 0);
+		shim_encl_secs(&secs, (uint64_t)(uintptr_t)heap, SHIM_ENCL_ATTRS);
+		c.src = (uint64_t)(uintptr_t)&secs;
+		CHECK_EQ(ioctl_err(fd, SGX_IOC_ENCLAVE_CREATE, &c), EINVAL);
+		CHECK_EQ(((uint8_t *)heap)[100], 0x33);
+		close(fd);
+		free(heap);
+	}
+
 	/* A failed CREATE can be retried; a second CREATE is EINVAL. */
 	REQUIRE_EQ(shim_encl_create(&e, "/dev/sgx_enclave", SHIM_ENCL_ATTRS), 0);
 	shim_encl_secs(&secs, e.base, SHIM_ENCL_ATTRS);

@@ -19,9 +19,14 @@ $(ENCL_OUT)/compute_encl.elf: tests/enclaves/compute_entry.S tests/enclaves/sha2
 	$(CC) $(ENCL_CFLAGS) -T tests/enclaves/encl.lds -o $@ \
 		tests/enclaves/compute_entry.S tests/enclaves/sha256.c
 
+$(ENCL_OUT)/keys_encl.elf: tests/enclaves/keys_encl.S $(ENCL_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ENCL_CFLAGS) -T tests/enclaves/encl.lds -o $@ $<
+
 $(ENCL_OUT)/%.bin: $(ENCL_OUT)/%.elf
 	objcopy -O binary $< $@
 
-ENCL_BINS := $(ENCL_OUT)/test_encl.bin $(ENCL_OUT)/compute_encl.bin
+ENCL_BINS := $(ENCL_OUT)/test_encl.bin $(ENCL_OUT)/compute_encl.bin \
+	     $(ENCL_OUT)/keys_encl.bin
 TEST_DEPS  += $(ENCL_BINS)
 BENCH_DEPS += $(ENCL_BINS)

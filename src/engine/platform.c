@@ -7,9 +7,11 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "engine/engine.h"
+#include "driver/secrets.h"
 
 struct sgxemu_platform sgxemu__platform;
 
@@ -67,6 +69,79 @@ int sgxemu_platform_configure(const struct sgxemu_platform_config *cfg)
 	return ret;
 }
 
+/*
+ * The platform's identity: root secrets from the secrets file (created on
+ * first use), so keys derived by EGETKEY survive the process; a damaged
+ * file stops the platform with its reason rather than silently becoming
+ * another platform.
+ */
+static int platform_load_secrets(struct sgx_cpu *cpu)
+{
+	char path[4096], why[512];
+	int ret;
+
+	ret = sgx_secrets_path(path, sizeof(path));
+	if (ret) {
+		fprintf(stderr, "sgxemu: platform secrets: no location (set HOME or "
+			    "SGXEMU_SECRETS_FILE)\n");
+		return ret;
+	}
+	ret = sgx_secrets_load(path, &cpu->keys, why, sizeof(why));
+	if (ret)
+		fprintf(stderr, "sgxemu: platform secrets: %s\n", why);
+	return ret;
+}
+
+/*
+ * Launch control: "flexible" (default; the MSRs are writable and the driver
+ * writes each enclave's signer before EINIT, as Linux does on FLC parts) or
+ * "locked" (the MSRs hold SGXEMU_LE_HASH, Intel's launch enclave by default,
+ * and every other signer needs an EINITTOKEN, as on parts without FLC).
+ */
+static int platform_launch_control(struct sgx_cpu *cpu)
+{
+	const char *mode = getenv("SGXEMU_LAUNCH_CONTROL");
+	const char *hash = getenv("SGXEMU_LE_HASH");
+
+	if (!mode || !*mode || !strcmp(mode, "flexible")) {
+		if (hash && *hash) {
+			fprintf(stderr, "sgxemu: SGXEMU_LE_HASH needs "
+				    "SGXEMU_LAUNCH_CONTROL=locked\n");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (strcmp(mode, "locked")) {
+		fprintf(stderr, "sgxemu: SGXEMU_LAUNCH_CONTROL must be flexible or "
+			    "locked, not '%s'\n", mode);
+		return -EINVAL;
+	}
+	if (hash && *hash) {
+		uint8_t h[32];
+
+		for (int i = 0; i < 32; i++) {
+			unsigned v;
+
+			if (sscanf(hash + 2 * i, "%2x", &v) != 1)
+				goto bad_hash;
+			h[i] = (uint8_t)v;
+		}
+		if (hash[64])
+			goto bad_hash;
+		for (int i = 0; i < 4; i++) {
+			uint64_t v;
+
+			memcpy(&v, h + 8 * i, 8);
+			sgx_wrmsr(cpu, MSR_IA32_SGXLEPUBKEYHASH0 + i, v);
+		}
+	}
+	cpu->lc_locked = true;
+	return 0;
+bad_hash:
+	fprintf(stderr, "sgxemu: SGXEMU_LE_HASH must be 64 hex digits (an MRSIGNER)\n");
+	return -EINVAL;
+}
+
 static int platform_create(void)
 {
 	struct sgx_cpu_config cc = {0};
@@ -86,6 +161,11 @@ static int platform_create(void)
 	ret = sgx_cpu_init(&sgxemu__platform.cpu, &cc);
 	if (ret)
 		return ret;
+	ret = platform_load_secrets(&sgxemu__platform.cpu);
+	if (!ret)
+		ret = platform_launch_control(&sgxemu__platform.cpu);
+	if (ret)
+		goto fail;
 	sgxemu__platform.guard = pending.guard >= 0 ?
 		pending.guard : env_flag("SGXEMU_GUARD", 0);
 	sgxemu__platform.host_enclu = pending.host_enclu >= 0 ?

@@ -1,0 +1,534 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Attestation and sealing through enclaves that really run EREPORT and
+ * EGETKEY (tests/enclaves/keys_encl.S): local attestation between two
+ * enclaves, tampering, sealing with MRENCLAVE and MRSIGNER policies, the
+ * ISVSVN rules, and a sealed secret that a new process unseals.
+ */
+#include <errno.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <openssl/rand.h>
+
+#include "test.h"
+#include "../enclaves/encl_util.h"
+
+#define K_REPORT	1
+#define K_GETKEY	2
+#define VARIANT_OFF	(L_SCRATCH + 0xff0)	/* a measured byte no code uses */
+
+extern char **environ;
+
+struct keys_encl {
+	struct sgxemu_enclave *e;
+	uint64_t base;
+	struct sgxemu_enclave_info info;
+};
+
+/*
+ * Build keys_encl.bin with @variant XORed into one measured byte (another
+ * MRENCLAVE, same code), @extra attribute flags, and a SIGSTRUCT with ISVSVN
+ * @isvsvn signed with the key at @key_path (the seed selftest's key when
+ * NULL). *@sig is left ready for EINIT.
+ */
+static bool build_keys(struct keys_encl *k, uint8_t variant, uint16_t isvsvn,
+		       uint64_t extra, const char *key_path,
+		       struct sgx_sigstruct *sig)
+{
+	struct sgx_secs secs;
+	char path[512];
+	uint8_t *img, page[4096];
+	size_t size = 0;
+	int err = 0;
+	bool ok = false;
+
+	if (!key_path)
+		key_path = test_shared_path(SEED_KEY);
+	snprintf(path, sizeof(path), "%s/enclaves/keys_encl.bin", test_build_dir());
+	img = tu_read(path, &size);
+	if (!img) {
+		test_fail(__FILE__, __LINE__, "cannot read %s", path);
+		return false;
+	}
+	memset(&secs, 0, sizeof(secs));
+	secs.size = L_SIZE;
+	secs.base = tu_free_base(L_SIZE);
+	secs.ssa_frame_size = 1;
+	secs.attributes.flags = SGX_ATTR_MODE64BIT | extra;
+	secs.attributes.xfrm = SGX_XFRM_LEGACY;
+	if (sgxemu_enclave_create(&secs, 0, &k->e, &err))
+		goto out;
+	for (size_t i = 0; i < L_PAGES; i++) {
+		struct sgx_secinfo si;
+
+		memset(&si, 0, sizeof(si));
+		si.flags = tu_layout_secinfo(i);
+		memset(page, 0, sizeof(page));
+		if ((i + 1) * 4096 <= size)
+			memcpy(page, img + i * 4096, 4096);
+		if (i == VARIANT_OFF / 4096)
+			page[VARIANT_OFF % 4096] ^= variant;
+		if (sgxemu_enclave_add_page(k->e, secs.base + i * 4096, page, &si,
+					    0xffff, tu_prot(si.flags), &err))
+			goto out;
+	}
+	if (tu_sigstruct(k->e, &secs, sig, key_path))
+		goto out;
+	sig->body.isvsvn = isvsvn;
+	sig->body.isvprodid = 0x42;
+	if (tu_sign(sig, key_path))
+		goto out;
+	k->base = secs.base;
+	ok = true;
+out:
+	if (!ok)
+		test_fail(__FILE__, __LINE__, "building keys_encl failed (err %d)", err);
+	free(img);
+	return ok;
+}
+
+static bool load_keys(struct keys_encl *k, uint8_t variant, uint16_t isvsvn)
+{
+	struct sgx_sigstruct *sig = aligned_alloc(4096, 4096);
+	int err = 0;
+	bool ok = sig && build_keys(k, variant, isvsvn, 0, NULL, sig) &&
+		  !sgxemu_enclave_init(k->e, sig, NULL, &err) &&
+		  !sgxemu_enclave_get_info(k->e, &k->info);
+
+	if (!ok)
+		test_fail(__FILE__, __LINE__, "EINIT of keys_encl failed (err %d)", err);
+	free(sig);
+	return ok;
+}
+
+/* EREPORT inside @k for @ti: the report, written by the enclave. */
+static bool report(struct keys_encl *k, const struct sgx_targetinfo *ti,
+		   const uint8_t data[64], struct sgx_report *out)
+{
+	struct sgxemu_run run;
+
+	memset(out, 0, sizeof(*out));
+	return tu_call(&run, k->base, K_REPORT, (uintptr_t)ti, (uintptr_t)data,
+		       (uintptr_t)out) == 0 &&
+	       run.exit_reason == SGXEMU_EXIT_EEXIT;
+}
+
+/* EGETKEY inside @k: its error code (0, or an SGX code), key in @key. */
+static int getkey(struct keys_encl *k, const struct sgx_keyrequest *req,
+		  uint8_t key[16])
+{
+	struct sgx_keyrequest *copy = aligned_alloc(512, 512);
+	struct sgxemu_run run;
+	int ret;
+
+	memcpy(copy, req, sizeof(*req));
+	memset(key, 0, 16);
+	if (tu_call(&run, k->base, K_GETKEY, (uintptr_t)copy, (uintptr_t)key, 0) ||
+	    run.exit_reason != SGXEMU_EXIT_EEXIT)
+		ret = -1;
+	else
+		ret = (int)run.regs.rdx;
+	free(copy);
+	return ret;
+}
+
+static void targetinfo_of(const struct keys_encl *k, struct sgx_targetinfo *ti)
+{
+	memset(ti, 0, sizeof(*ti));
+	memcpy(ti->measurement, k->info.mrenclave, 32);
+	ti->attributes = k->info.attributes;
+	ti->miscselect = k->info.miscselect;
+}
+
+/* The REPORT key of @verifier, from inside it, checks @r's MAC. */
+static bool verifies(struct keys_encl *verifier, const struct sgx_report *r)
+{
+	struct sgx_keyrequest req;
+	uint8_t key[16], mac[16];
+
+	memset(&req, 0, sizeof(req));
+	req.keyname = SGX_KEYNAME_REPORT;
+	memcpy(req.keyid, r->keyid, sizeof(req.keyid));
+	if (getkey(verifier, &req, key) != 0 ||
+	    sgx_cmac(key, &r->body, sizeof(r->body), mac))
+		return false;
+	return memcmp(mac, r->mac, 16) == 0;
+}
+
+static void seal_request(struct sgx_keyrequest *req, uint16_t policy, uint16_t isvsvn)
+{
+	memset(req, 0, sizeof(*req));
+	req->keyname = SGX_KEYNAME_SEAL;
+	req->keypolicy = policy;
+	req->isvsvn = isvsvn;
+	req->attributemask.flags = 0xFF0000000000000BULL;
+	req->miscmask = 0xF0000000;
+	/* CPUSVN 0: the oldest, always accepted; stable across platforms. */
+}
+
+TEST(local_attestation_between_two_enclaves)
+{
+	struct keys_encl a, b;
+	struct sgx_targetinfo ti;
+	struct sgx_report r;
+	uint8_t data[64];
+
+	REQUIRE(load_keys(&a, 0, 1));
+	REQUIRE(load_keys(&b, 0x5a, 1));
+	CHECK(memcmp(a.info.mrenclave, b.info.mrenclave, 32) != 0);
+	for (int i = 0; i < 64; i++)
+		data[i] = (uint8_t)(3 * i + 1);
+	targetinfo_of(&b, &ti);
+	REQUIRE(report(&a, &ti, data, &r));
+	/* The body describes A, as only EREPORT inside A can. */
+	CHECK_MEM(r.body.mrenclave, a.info.mrenclave, 32);
+	CHECK_MEM(r.body.mrsigner, a.info.mrsigner, 32);
+	CHECK_MEM(r.body.report_data, data, 64);
+	CHECK_EQ(r.body.attributes.flags, a.info.attributes.flags);
+	CHECK(r.body.attributes.flags & SGX_ATTR_INIT);
+	CHECK_EQ(r.body.isvprodid, 0x42);
+	CHECK_EQ(r.body.isvsvn, 1);
+	/* B verifies it with its own REPORT key. */
+	CHECK(verifies(&b, &r));
+	/* A cannot: the report was made for B. */
+	CHECK(!verifies(&a, &r));
+}
+
+TEST(tampered_report_fails_verification)
+{
+	struct keys_encl a, b;
+	struct sgx_targetinfo ti;
+	struct sgx_report r;
+	uint8_t data[64] = { 7 };
+
+	REQUIRE(load_keys(&a, 0, 0));
+	REQUIRE(load_keys(&b, 1, 0));
+	targetinfo_of(&b, &ti);
+	REQUIRE(report(&a, &ti, data, &r));
+	REQUIRE(verifies(&b, &r));
+	for (size_t i = 0; i < sizeof(r.body) + 16; i += 7) {
+		struct sgx_report t = r;
+
+		if (i < sizeof(r.body))
+			((uint8_t *)&t.body)[i] ^= 0x80;
+		else
+			t.mac[i - sizeof(r.body)] ^= 0x80;
+		CHECK(!verifies(&b, &t));
+	}
+}
+
+TEST(report_for_another_target_does_not_verify)
+{
+	struct keys_encl a, b, c;
+	struct sgx_targetinfo ti;
+	struct sgx_report r;
+	uint8_t data[64] = { 0 };
+
+	REQUIRE(load_keys(&a, 0, 0));
+	REQUIRE(load_keys(&b, 1, 0));
+	REQUIRE(load_keys(&c, 2, 0));
+	targetinfo_of(&c, &ti);
+	REQUIRE(report(&a, &ti, data, &r));
+	CHECK(verifies(&c, &r));
+	CHECK(!verifies(&b, &r));
+}
+
+TEST(seal_key_policies)
+{
+	struct keys_encl a, a2, v;
+	struct sgx_keyrequest req;
+	uint8_t k1[16], k2[16], k3[16];
+
+	REQUIRE(load_keys(&a, 0, 2));
+	REQUIRE(load_keys(&a2, 0, 2));	/* the same enclave again */
+	REQUIRE(load_keys(&v, 0x33, 2));	/* one byte changed, same signer */
+	seal_request(&req, SGX_KEYPOLICY_MRENCLAVE, 2);
+	REQUIRE_EQ(getkey(&a, &req, k1), 0);
+	REQUIRE_EQ(getkey(&a2, &req, k2), 0);
+	REQUIRE_EQ(getkey(&v, &req, k3), 0);
+	CHECK_MEM(k1, k2, 16);
+	CHECK(memcmp(k1, k3, 16) != 0);
+	/* MRSIGNER policy: both enclaves of the one signer share the key. */
+	seal_request(&req, SGX_KEYPOLICY_MRSIGNER, 2);
+	REQUIRE_EQ(getkey(&a, &req, k1), 0);
+	REQUIRE_EQ(getkey(&v, &req, k3), 0);
+	CHECK_MEM(k1, k3, 16);
+}
+
+TEST(seal_isvsvn_rules_inside_the_enclave)
+{
+	struct keys_encl a;
+	struct sgx_keyrequest req;
+	uint8_t k2[16], k1[16], bad[16];
+
+	REQUIRE(load_keys(&a, 0, 2));
+	seal_request(&req, SGX_KEYPOLICY_MRSIGNER, 3);	/* newer than the enclave */
+	memset(bad, 0xee, 16);
+	CHECK_EQ(getkey(&a, &req, bad), SGX_INVALID_ISVSVN);
+	seal_request(&req, SGX_KEYPOLICY_MRSIGNER, 2);
+	REQUIRE_EQ(getkey(&a, &req, k2), 0);
+	seal_request(&req, SGX_KEYPOLICY_MRSIGNER, 1);	/* an older version's key */
+	REQUIRE_EQ(getkey(&a, &req, k1), 0);
+	CHECK(memcmp(k1, k2, 16) != 0);
+	/* Keys the enclave may not have. */
+	req.keyname = SGX_KEYNAME_PROVISION;
+	CHECK_EQ(getkey(&a, &req, bad), SGX_INVALID_ATTRIBUTE);
+	req.keyname = 9;
+	CHECK_EQ(getkey(&a, &req, bad), SGX_INVALID_KEYNAME);
+	req.keyname = SGX_KEYNAME_SEAL;
+	req.cpusvn[0] = 0xff;
+	CHECK_EQ(getkey(&a, &req, bad), SGX_INVALID_CPUSVN);
+}
+
+/* AES-128-GCM with the enclave's key (test side: the enclave hands it out). */
+static int gcm(bool enc, const uint8_t key[16], const uint8_t iv[12],
+	       const uint8_t *in, uint8_t *out, size_t len, uint8_t tag[16])
+{
+	EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+	int n, ok;
+
+	ok = c && (enc ? EVP_EncryptInit_ex(c, EVP_aes_128_gcm(), NULL, key, iv)
+		       : EVP_DecryptInit_ex(c, EVP_aes_128_gcm(), NULL, key, iv));
+	if (ok && enc)
+		ok = EVP_EncryptUpdate(c, out, &n, in, (int)len) &&
+		     EVP_EncryptFinal_ex(c, out + n, &n) &&
+		     EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_GCM_GET_TAG, 16, tag);
+	else if (ok)
+		ok = EVP_DecryptUpdate(c, out, &n, in, (int)len) &&
+		     EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_GCM_SET_TAG, 16, tag) &&
+		     EVP_DecryptFinal_ex(c, out + n, &n) > 0;
+	EVP_CIPHER_CTX_free(c);
+	return ok ? 0 : -1;
+}
+
+struct sealed {
+	uint8_t iv[12];
+	uint8_t tag[16];
+	uint8_t data[32];
+};
+
+static const char secret[32] = "sgxemu sealed secret, 32 bytes!";
+
+/*
+ * Runs in a new process (this binary, this test, SGXEMU_TEST_SEALED set):
+ * load the enclave again (variant SGXEMU_TEST_VARIANT) and unseal. Exit 0
+ * when the outcome is the expected one (SGXEMU_TEST_EXPECT=ok|fail).
+ */
+static void unseal_child(const char *file)
+{
+	const char *variant = getenv("SGXEMU_TEST_VARIANT");
+	const char *expect = getenv("SGXEMU_TEST_EXPECT");
+	struct sgx_keyrequest req;
+	struct keys_encl k;
+	struct sealed s;
+	uint8_t key[16], plain[32];
+	size_t n = 0;
+	void *blob = test_read_file(file, &n);
+	bool opened;
+
+	REQUIRE(blob && n == sizeof(s));
+	memcpy(&s, blob, sizeof(s));
+	free(blob);
+	REQUIRE(load_keys(&k, variant ? (uint8_t)atoi(variant) : 0, 2));
+	seal_request(&req, SGX_KEYPOLICY_MRENCLAVE, 2);
+	REQUIRE_EQ(getkey(&k, &req, key), 0);
+	opened = gcm(false, key, s.iv, s.data, plain, sizeof(plain), s.tag) == 0 &&
+		 !memcmp(plain, secret, sizeof(secret));
+	CHECK_EQ(opened, !strcmp(expect ? expect : "ok", "ok"));
+}
+
+static int spawn_self(const char *file, const char *variant, const char *expect)
+{
+	char self[4096], e1[4200], e2[64], e3[64], e4[256];
+	char *argv[] = { self, "sealed_secret_survives_a_new_process", NULL };
+	char *envp[] = { e1, e2, e3, e4, NULL };
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	int status;
+	pid_t pid;
+
+	if (n <= 0)
+		return -1;
+	self[n] = '\0';
+	snprintf(e1, sizeof(e1), "SGXEMU_TEST_SEALED=%s", file);
+	snprintf(e2, sizeof(e2), "SGXEMU_TEST_VARIANT=%s", variant);
+	snprintf(e3, sizeof(e3), "SGXEMU_TEST_EXPECT=%s", expect);
+	snprintf(e4, sizeof(e4), "HOME=%s", getenv("HOME") ? getenv("HOME") : "/");
+	if (posix_spawn(&pid, self, NULL, NULL, argv, envp))
+		return -1;
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+TEST(sealed_secret_survives_a_new_process)
+{
+	const char *child = getenv("SGXEMU_TEST_SEALED");
+	struct sgx_keyrequest req;
+	struct keys_encl k;
+	struct sealed s;
+	uint8_t key[16];
+	char file[512];
+	FILE *f;
+
+	if (child) {
+		unseal_child(child);
+		return;
+	}
+	(void)environ;
+	REQUIRE(load_keys(&k, 0, 2));
+	seal_request(&req, SGX_KEYPOLICY_MRENCLAVE, 2);
+	REQUIRE_EQ(getkey(&k, &req, key), 0);
+	REQUIRE_EQ(RAND_bytes(s.iv, sizeof(s.iv)), 1);
+	REQUIRE_EQ(gcm(true, key, s.iv, (const uint8_t *)secret, s.data,
+		       sizeof(s.data), s.tag), 0);
+	snprintf(file, sizeof(file), "%s/tmp", test_build_dir());
+	mkdir(file, 0700);
+	snprintf(file, sizeof(file), "%s/tmp/sealed-%d.bin", test_build_dir(), (int)getpid());
+	f = fopen(file, "wb");
+	REQUIRE(f != NULL);
+	REQUIRE_EQ(fwrite(&s, sizeof(s), 1, f), 1);
+	fclose(f);
+	/* The same enclave in a new process unseals it... */
+	CHECK_EQ(spawn_self(file, "0", "ok"), 0);
+	/* ...an enclave with one byte changed cannot. */
+	CHECK_EQ(spawn_self(file, "17", "fail"), 0);
+	unlink(file);
+}
+
+static void hex32(const uint8_t *h, char out[65])
+{
+	for (int i = 0; i < 32; i++)
+		snprintf(out + 2 * i, 3, "%02x", h[i]);
+}
+
+/* MRSIGNER of the PEM key at @path (test-side OpenSSL, no platform). */
+static bool mrsigner_of(const char *path, uint8_t out[32])
+{
+	struct sgx_sigstruct *sig = aligned_alloc(4096, 4096);
+	bool ok;
+
+	memset(sig, 0, sizeof(*sig));
+	ok = sig && !tu_sign(sig, path) &&
+	     EVP_Digest(sig->modulus, 384, out, NULL, EVP_sha256(), NULL);
+	free(sig);
+	return ok;
+}
+
+/*
+ * Locked launch control, as on parts without FLC: the MSRs name a launch
+ * enclave's signer; every other signer needs an EINITTOKEN that the launch
+ * enclave MACs with the key only it can get (EGETKEY EINITTOKEN).
+ */
+TEST(locked_launch_control_with_and_without_a_token)
+{
+	struct sgx_sigstruct *le_sig = aligned_alloc(4096, 4096);
+	struct sgx_sigstruct *sig = aligned_alloc(4096, 4096);
+	struct sgx_einittoken *tok = aligned_alloc(512, 512);
+	const char *other_key = test_shared_path("vectors/rust-sgx/sig1.key.pem");
+	struct sgxemu_enclave_info app_info;
+	struct sgx_keyrequest req;
+	struct sgx_targetinfo ti;
+	struct sgx_report self;
+	struct keys_encl le, app;
+	uint8_t le_mrsigner[32], app_mrsigner[32], key[16], data[64] = { 0 };
+	char hex[65];
+	int err = 0;
+
+	REQUIRE(le_sig && sig && tok && other_key);
+	/* Lock the MSRs to the seed key's hash before the platform exists. */
+	REQUIRE(mrsigner_of(test_shared_path(SEED_KEY), le_mrsigner));
+	hex32(le_mrsigner, hex);
+	setenv("SGXEMU_LAUNCH_CONTROL", "locked", 1);
+	setenv("SGXEMU_LE_HASH", hex, 1);
+
+	/* The launch enclave: EINITTOKEN_KEY, signed by that key: no token. */
+	REQUIRE(build_keys(&le, 0, 5, SGX_ATTR_EINITTOKENKEY, NULL, le_sig));
+	REQUIRE_EQ(sgxemu_enclave_init(le.e, le_sig, NULL, &err), 0);
+	REQUIRE_EQ(sgxemu_enclave_get_info(le.e, &le.info), 0);
+
+	/* An enclave of another signer: refused without a token... */
+	REQUIRE(mrsigner_of(other_key, app_mrsigner));
+	REQUIRE(build_keys(&app, 9, 1, 0, other_key, sig));
+	CHECK_EQ(sgxemu_enclave_init(app.e, sig, NULL, &err), -EIO);
+	CHECK_EQ(err, SGX_INVALID_EINITTOKEN);
+
+	/* ...so the launch enclave makes one (sgx-facts §3.3). */
+	targetinfo_of(&le, &ti);
+	REQUIRE(report(&le, &ti, data, &self));
+	memset(tok, 0, sizeof(*tok));
+	tok->valid = 1;
+	REQUIRE_EQ(sgxemu_enclave_get_info(app.e, &app_info), 0);
+	tok->attributes = app_info.attributes;	/* INIT still clear */
+	memcpy(tok->mrenclave, sig->body.enclavehash, 32);
+	memcpy(tok->mrsigner, app_mrsigner, 32);
+	memcpy(tok->cpusvnle, self.body.cpusvn, 16);
+	tok->isvprodidle = self.body.isvprodid;
+	tok->isvsvnle = self.body.isvsvn;
+	tok->maskedmiscselectle = self.body.miscselect;
+	tok->maskedattributesle.flags = self.body.attributes.flags & ~SGX_ATTR_MODE64BIT;
+	memset(tok->keyid, 0x4b, 32);
+	memset(&req, 0, sizeof(req));
+	req.keyname = SGX_KEYNAME_EINITTOKEN;
+	memcpy(req.cpusvn, tok->cpusvnle, 16);
+	req.isvsvn = tok->isvsvnle;
+	req.attributemask.flags = ~SGX_ATTR_MODE64BIT;
+	req.miscmask = 0xFFFFFFFF;
+	memcpy(req.keyid, tok->keyid, 32);
+	REQUIRE_EQ(getkey(&le, &req, key), 0);
+	REQUIRE_EQ(sgx_cmac(key, tok, SGX_EINITTOKEN_MACED_SIZE, tok->mac), 0);
+
+	/* A tampered token is refused, the real one launches the enclave. */
+	tok->mac[3] ^= 1;
+	CHECK_EQ(sgxemu_enclave_init(app.e, sig, tok, &err), -EIO);
+	CHECK_EQ(err, SGX_INVALID_EINITTOKEN);
+	tok->mac[3] ^= 1;
+	CHECK_EQ(sgxemu_enclave_init(app.e, sig, tok, &err), 0);
+	REQUIRE_EQ(sgxemu_enclave_get_info(app.e, &app_info), 0);
+	CHECK(app_info.initialized);
+	CHECK_MEM(app_info.mrsigner, app_mrsigner, 32);
+
+	/* An enclave without EINITTOKEN_KEY cannot get the launch key. */
+	req.isvsvn = 0;
+	CHECK_EQ(getkey(&app, &req, key), SGX_INVALID_ATTRIBUTE);
+	free(le_sig);
+	free(sig);
+	free(tok);
+}
+
+TEST(launch_control_configuration_errors)
+{
+	setenv("SGXEMU_LAUNCH_CONTROL", "sometimes", 1);
+	/* The platform refuses to start: no enclave runs half-configured. */
+	CHECK(sgxemu_platform_init() < 0);
+	CHECK(sgxemu_platform_cpu() == NULL);
+}
+
+TEST(damaged_secrets_file_stops_the_platform)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/tmp", test_build_dir());
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/tmp/damaged-secrets-%d", test_build_dir(),
+		 (int)getpid());
+	f = fopen(path, "wb");
+	REQUIRE(f != NULL);
+	fputs("not a secrets file", f);
+	fclose(f);
+	chmod(path, 0600);
+	setenv("SGXEMU_SECRETS_FILE", path, 1);
+	CHECK_EQ(sgxemu_platform_init(), -EINVAL);
+	/* And it was not replaced. */
+	{
+		size_t n = 0;
+		char *t = test_read_file(path, &n);
+
+		CHECK(t && n == strlen("not a secrets file"));
+		free(t);
+	}
+	unlink(path);
+}

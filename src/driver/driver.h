@@ -62,8 +62,9 @@ enum sgx_dev sgx_file_dev(const struct sgx_file *f);
 
 /*
  * The driver resolves fds (the argument of PROVISION / SET_ATTRIBUTE)
- * through this function, which the shim provides: NULL for an fd that is
- * no SGX device file.
+ * through this function, which the shim provides: the file with a
+ * reference (the driver drops it), or NULL for an fd that is no SGX
+ * device file.
  */
 void sgx_drv_set_fd_resolver(struct sgx_file *(*resolve)(int fd));
 

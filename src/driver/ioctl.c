@@ -348,8 +348,10 @@ static long ioc_provision(struct sgx_file *f, unsigned long arg)
 		sgx_drv_log("PROVISION: fd %u is not an open %s",
 			    (unsigned int)ioc.fd,
 			    sgx_dev_path(f->api, SGX_DEV_PROVISION));
+		sgx_file_put(pf);
 		return -EINVAL;
 	}
+	sgx_file_put(pf);
 	f->encl->attributes_mask |= SGX_ATTR_PROVISIONKEY;
 	return 0;
 }

@@ -161,28 +161,36 @@ static struct fd_entry fdtab[SHIM_MAX_FD];
 static atomic_int nr_dev_fds;	/* > 0 once a device was opened */
 static pthread_mutex_t fd_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static struct sgx_file *fd_file(int fd)
+/*
+ * The device file behind @fd, with a reference the caller drops with
+ * sgx_file_put() (as the kernel holds the file during a system call, so
+ * that a close() in another thread cannot free it under the call). NULL
+ * for every other descriptor, at the cost of one load.
+ */
+static struct sgx_file *fd_get(int fd)
 {
 	struct sgx_file *f;
 	struct stat st;
+	bool same;
 
 	if (!atomic_load_explicit(&nr_dev_fds, memory_order_relaxed) ||
 	    fd < 0 || fd >= SHIM_MAX_FD)
 		return NULL;
-	f = __atomic_load_n(&fdtab[fd].file, __ATOMIC_ACQUIRE);
-	if (!f)
+	if (!__atomic_load_n(&fdtab[fd].file, __ATOMIC_ACQUIRE))
 		return NULL;
-	if (get_fstat()(fd, &st) == 0 && st.st_ino == fdtab[fd].ino)
-		return f;
-	/* Closed behind our back and perhaps reused: forget the entry. */
+	same = get_fstat()(fd, &st) == 0;
 	pthread_mutex_lock(&fd_lock);
-	if (fdtab[fd].file == f) {
-		fdtab[fd].file = NULL;
+	f = fdtab[fd].file;
+	if (f && same && st.st_ino == fdtab[fd].ino) {
+		sgx_file_get(f);
 		pthread_mutex_unlock(&fd_lock);
-		sgx_file_put(f);
-	} else {
-		pthread_mutex_unlock(&fd_lock);
+		return f;
 	}
+	/* Closed behind our back and perhaps reused: forget the entry. */
+	fdtab[fd].file = NULL;
+	pthread_mutex_unlock(&fd_lock);
+	if (f)
+		sgx_file_put(f);
 	return NULL;
 }
 
@@ -214,10 +222,10 @@ static struct sgx_file *fd_take(int fd)
 	return f;
 }
 
-/* The driver resolves PROVISION's fd argument here. */
+/* The driver resolves PROVISION's fd argument here (a reference). */
 static struct sgx_file *resolve_fd(int fd)
 {
-	return fd_file(fd);
+	return fd_get(fd);
 }
 
 static ino_t fd_ino(int fd)
@@ -230,10 +238,11 @@ static ino_t fd_ino(int fd)
 /* After dup-like calls: @newfd now shares @oldfd's file. */
 static void fd_dup(int oldfd, int newfd)
 {
-	struct sgx_file *f = fd_file(oldfd);
+	struct sgx_file *f;
 
 	if (newfd < 0)
 		return;
+	f = fd_get(oldfd);
 	if (!f) {
 		/* newfd was closed implicitly (dup2 onto a device fd). */
 		if (atomic_load(&nr_dev_fds)) {
@@ -246,12 +255,13 @@ static void fd_dup(int oldfd, int newfd)
 	}
 	if (newfd >= SHIM_MAX_FD) {
 		/* Too high to track: refuse rather than half-work. */
+		sgx_file_put(f);
 		get_close()(newfd);
 		errno = EMFILE;
 		return;
 	}
-	sgx_file_get(f);
-	fd_attach(newfd, f, fdtab[oldfd].ino);
+	/* fd_get's reference becomes newfd's. */
+	fd_attach(newfd, f, fd_ino(newfd));
 }
 
 /* --- open ----------------------------------------------------------------- */
@@ -517,10 +527,11 @@ int ioctl(int fd, unsigned long req, ...)
 	va_start(ap, req);
 	arg = va_arg(ap, void *);
 	va_end(ap);
-	f = fd_file(fd);
+	f = fd_get(fd);
 	if (!f)
 		return get_ioctl()(fd, req, arg);
 	ret = sgx_drv_ioctl(f, req, (unsigned long)arg);
+	sgx_file_put(f);
 	if (ret < 0) {
 		errno = (int)-ret;
 		return -1;
@@ -540,8 +551,9 @@ static void *do_mmap(void *(*real)(void *, size_t, int, int, int, off_t),
 
 	if (internal)
 		return real(addr, len, prot, flags, fd, off);
-	if (!(flags & MAP_ANONYMOUS) && (f = fd_file(fd))) {
+	if (!(flags & MAP_ANONYMOUS) && (f = fd_get(fd))) {
 		p = sgx_drv_mmap(f, addr, len, prot, flags, off, &err);
+		sgx_file_put(f);
 		if (p == MAP_FAILED)
 			errno = -err;
 		return p;
@@ -716,12 +728,13 @@ static int path_stat(const char *path, struct stat *st, int *ret)
 /* -2 = not a device fd, else fstat's result. */
 static int fd_stat(int fd, struct stat *st)
 {
-	struct sgx_file *f = fd_file(fd);
+	struct sgx_file *f = fd_get(fd);
 	struct stat tmp;
 
 	if (!f)
 		return -2;
 	fill_stat(&tmp, sgx_file_api(f), sgx_file_dev(f));
+	sgx_file_put(f);
 	return put_user(st, &tmp, sizeof(tmp));
 }
 

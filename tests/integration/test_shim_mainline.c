@@ -12,6 +12,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -890,4 +891,41 @@ TEST(unmeasured_pages_change_mrenclave)
 		REQUIRE_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_ADD_PAGES, &a), 0);
 	}
 	CHECK_EQ(shim_encl_init(&e, key(), SHIM_ENCL_ATTRS), -EPERM);
+}
+
+/* ioctl and close racing on one descriptor: every call ends with a result
+ * (ENOTTY while open, EBADF after), none with a crash. */
+static atomic_int race_fd = -1;
+static atomic_bool race_stop;
+
+static void *race_ioctl(void *arg)
+{
+	long *bad = arg;
+
+	while (!atomic_load(&race_stop)) {
+		int fd = atomic_load(&race_fd);
+		long e = ioctl_err(fd, 0xA4ff, NULL);
+
+		if (e != ENOTTY && e != EBADF && e != EBUSY)
+			(*bad)++;
+	}
+	return NULL;
+}
+
+TEST(ioctl_races_close)
+{
+	pthread_t th;
+	long bad = 0;
+
+	NEED_SHIM();
+	REQUIRE_EQ(pthread_create(&th, NULL, race_ioctl, &bad), 0);
+	for (int i = 0; i < 2000; i++) {
+		int fd = open("/dev/sgx_enclave", O_RDWR);
+
+		atomic_store(&race_fd, fd);
+		close(fd);
+	}
+	atomic_store(&race_stop, true);
+	pthread_join(th, NULL);
+	CHECK_EQ(bad, 0);
 }

@@ -122,6 +122,17 @@ for v in SGXEMU_GUARD=1 SGXEMU_SGX2=0; do
 	done
 done
 
+# An installed layout (PREFIX/bin/sgxemu, PREFIX/lib/sgxemu/libsgxemu.so).
+mkdir -p "$T/prefix/bin" "$T/prefix/lib/sgxemu"
+cp "$CLI" "$T/prefix/bin/sgxemu" && cp "$B/libsgxemu.so" "$T/prefix/lib/sgxemu/"
+pre=$("$T/prefix/bin/sgxemu" run sh -c 'echo "$LD_PRELOAD"')
+case "$pre" in *"/prefix/lib/sgxemu/libsgxemu.so"*) ok installed_layout ;;
+*) bad installed_layout "LD_PRELOAD='$pre'" ;; esac
+rm -f "$T/prefix/lib/sgxemu/libsgxemu.so"
+"$T/prefix/bin/sgxemu" run true 2>"$T/err"; rc=$?
+[ $rc -eq 1 ] && grep -q 'libsgxemu.so not found' "$T/err" && ok shim_missing ||
+	bad shim_missing "rc $rc: $(cat "$T/err")"
+
 # CLI errors: usage 2, missing program 127.
 "$CLI" run >/dev/null 2>&1; [ $? -eq 2 ] && ok run_no_program || bad run_no_program "exit status"
 "$CLI" run --bogus true >/dev/null 2>&1; [ $? -eq 2 ] && ok run_bad_option || bad run_bad_option "exit status"

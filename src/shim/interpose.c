@@ -41,56 +41,29 @@
 
 /* --- libc's functions ----------------------------------------------------- */
 
-#define REAL(ret, name, ...) \
-	static ret (*real_##name)(__VA_ARGS__); \
-	static inline ret (*get_##name(void))(__VA_ARGS__) \
-	{ \
-		if (!real_##name) \
-			real_##name = (ret (*)(__VA_ARGS__))dlsym(RTLD_NEXT, #name); \
-		return real_##name; \
-	}
-
-REAL(int, open, const char *, int, ...)
-REAL(int, open64, const char *, int, ...)
-REAL(int, openat, int, const char *, int, ...)
-REAL(int, openat64, int, const char *, int, ...)
-REAL(int, __open_2, const char *, int)
-REAL(int, __open64_2, const char *, int)
-REAL(int, __openat_2, int, const char *, int)
-REAL(int, __openat64_2, int, const char *, int)
-REAL(int, close, int)
-REAL(int, close_range, unsigned int, unsigned int, int)
-REAL(int, dup, int)
-REAL(int, dup2, int, int)
-REAL(int, dup3, int, int, int)
-REAL(int, fcntl, int, int, ...)
-REAL(int, fcntl64, int, int, ...)
-REAL(int, ioctl, int, unsigned long, ...)
-REAL(void *, mmap, void *, size_t, int, int, int, off_t)
-REAL(void *, mmap64, void *, size_t, int, int, int, off_t)
-REAL(int, munmap, void *, size_t)
-REAL(int, mprotect, void *, size_t, int)
-REAL(void *, mremap, void *, size_t, size_t, int, ...)
-REAL(pid_t, fork, void)
-REAL(int, stat, const char *, struct stat *)
-REAL(int, lstat, const char *, struct stat *)
-REAL(int, fstat, int, struct stat *)
-REAL(int, fstatat, int, const char *, struct stat *, int)
-REAL(int, stat64, const char *, struct stat64 *)
-REAL(int, lstat64, const char *, struct stat64 *)
-REAL(int, fstat64, int, struct stat64 *)
-REAL(int, fstatat64, int, const char *, struct stat64 *, int)
-REAL(int, __xstat, int, const char *, struct stat *)
-REAL(int, __lxstat, int, const char *, struct stat *)
-REAL(int, __fxstat, int, int, struct stat *)
-REAL(int, __fxstatat, int, int, const char *, struct stat *, int)
-REAL(int, __xstat64, int, const char *, struct stat64 *)
-REAL(int, __lxstat64, int, const char *, struct stat64 *)
-REAL(int, __fxstat64, int, int, struct stat64 *)
-REAL(int, __fxstatat64, int, int, const char *, struct stat64 *, int)
-REAL(int, statx, int, const char *, int, unsigned int, struct statx *)
-REAL(int, access, const char *, int)
-REAL(int, faccessat, int, const char *, int, int)
+SHIM_REAL(int, open, const char *, int, ...)
+SHIM_REAL(int, open64, const char *, int, ...)
+SHIM_REAL(int, openat, int, const char *, int, ...)
+SHIM_REAL(int, openat64, int, const char *, int, ...)
+SHIM_REAL(int, __open_2, const char *, int)
+SHIM_REAL(int, __open64_2, const char *, int)
+SHIM_REAL(int, __openat_2, int, const char *, int)
+SHIM_REAL(int, __openat64_2, int, const char *, int)
+SHIM_REAL(int, close, int)
+SHIM_REAL(int, close_range, unsigned int, unsigned int, int)
+SHIM_REAL(int, dup, int)
+SHIM_REAL(int, dup2, int, int)
+SHIM_REAL(int, dup3, int, int, int)
+SHIM_REAL(int, fcntl, int, int, ...)
+SHIM_REAL(int, fcntl64, int, int, ...)
+SHIM_REAL(int, ioctl, int, unsigned long, ...)
+SHIM_REAL(void *, mmap, void *, size_t, int, int, int, off_t)
+SHIM_REAL(void *, mmap64, void *, size_t, int, int, int, off_t)
+SHIM_REAL(int, munmap, void *, size_t)
+SHIM_REAL(int, mprotect, void *, size_t, int)
+SHIM_REAL(void *, mremap, void *, size_t, size_t, int, ...)
+SHIM_REAL(pid_t, fork, void)
+SHIM_REAL(int, fstat, int, struct stat *)
 
 void *shim_real_mmap(void *addr, size_t len, int prot, int flags, int fd,
 		     off_t off)
@@ -167,7 +140,7 @@ static pthread_mutex_t fd_lock = PTHREAD_MUTEX_INITIALIZER;
  * that a close() in another thread cannot free it under the call). NULL
  * for every other descriptor, at the cost of one load.
  */
-static struct sgx_file *fd_get(int fd)
+struct sgx_file *shim_fd_get(int fd)
 {
 	struct sgx_file *f;
 	struct stat st;
@@ -225,7 +198,7 @@ static struct sgx_file *fd_take(int fd)
 /* The driver resolves PROVISION's fd argument here (a reference). */
 static struct sgx_file *resolve_fd(int fd)
 {
-	return fd_get(fd);
+	return shim_fd_get(fd);
 }
 
 static ino_t fd_ino(int fd)
@@ -242,7 +215,7 @@ static void fd_dup(int oldfd, int newfd)
 
 	if (newfd < 0)
 		return;
-	f = fd_get(oldfd);
+	f = shim_fd_get(oldfd);
 	if (!f) {
 		/* newfd was closed implicitly (dup2 onto a device fd). */
 		if (atomic_load(&nr_dev_fds)) {
@@ -316,29 +289,6 @@ static int dev_open(const char *path, int flags)
 	return fd;
 }
 
-/*
- * libc declares most path arguments nonnull, which lets the compiler drop
- * NULL tests; hiding the pointer's origin keeps them, so NULL reaches libc
- * (EFAULT) instead of crashing here.
- */
-static inline const char *opaque(const char *p)
-{
-	__asm__("" : "+r"(p));
-	return p;
-}
-
-static bool maybe_dev(const char *path)
-{
-	path = opaque(path);
-	return path && path[0] == '/' && path[1] == 'd' && path[2] == 'e';
-}
-
-static bool empty_path(const char *path)
-{
-	path = opaque(path);
-	return path && !path[0];
-}
-
 #define OPEN_MODE(flags) ({ \
 	mode_t _m = 0; \
 	if ((flags) & (O_CREAT | __O_TMPFILE)) { \
@@ -354,7 +304,7 @@ int open(const char *path, int flags, ...)
 	mode_t mode = OPEN_MODE(flags);
 	int fd;
 
-	if (maybe_dev(path) && (fd = dev_open(path, flags)) != -2)
+	if (shim_maybe_dev(path) && (fd = dev_open(path, flags)) != -2)
 		return fd;
 	return get_open()(path, flags, mode);
 }
@@ -364,7 +314,7 @@ int open64(const char *path, int flags, ...)
 	mode_t mode = OPEN_MODE(flags);
 	int fd;
 
-	if (maybe_dev(path) && (fd = dev_open(path, flags)) != -2)
+	if (shim_maybe_dev(path) && (fd = dev_open(path, flags)) != -2)
 		return fd;
 	return get_open64()(path, flags, mode);
 }
@@ -374,7 +324,7 @@ int openat(int dirfd, const char *path, int flags, ...)
 	mode_t mode = OPEN_MODE(flags);
 	int fd;
 
-	if (maybe_dev(path) && (fd = dev_open(path, flags)) != -2)
+	if (shim_maybe_dev(path) && (fd = dev_open(path, flags)) != -2)
 		return fd;
 	return get_openat()(dirfd, path, flags, mode);
 }
@@ -384,7 +334,7 @@ int openat64(int dirfd, const char *path, int flags, ...)
 	mode_t mode = OPEN_MODE(flags);
 	int fd;
 
-	if (maybe_dev(path) && (fd = dev_open(path, flags)) != -2)
+	if (shim_maybe_dev(path) && (fd = dev_open(path, flags)) != -2)
 		return fd;
 	return get_openat64()(dirfd, path, flags, mode);
 }
@@ -394,7 +344,7 @@ int __open_2(const char *path, int flags)
 {
 	int fd;
 
-	if (maybe_dev(path) && (fd = dev_open(path, flags)) != -2)
+	if (shim_maybe_dev(path) && (fd = dev_open(path, flags)) != -2)
 		return fd;
 	return get___open_2()(path, flags);
 }
@@ -403,7 +353,7 @@ int __open64_2(const char *path, int flags)
 {
 	int fd;
 
-	if (maybe_dev(path) && (fd = dev_open(path, flags)) != -2)
+	if (shim_maybe_dev(path) && (fd = dev_open(path, flags)) != -2)
 		return fd;
 	return get___open64_2()(path, flags);
 }
@@ -412,7 +362,7 @@ int __openat_2(int dirfd, const char *path, int flags)
 {
 	int fd;
 
-	if (maybe_dev(path) && (fd = dev_open(path, flags)) != -2)
+	if (shim_maybe_dev(path) && (fd = dev_open(path, flags)) != -2)
 		return fd;
 	return get___openat_2()(dirfd, path, flags);
 }
@@ -421,7 +371,7 @@ int __openat64_2(int dirfd, const char *path, int flags)
 {
 	int fd;
 
-	if (maybe_dev(path) && (fd = dev_open(path, flags)) != -2)
+	if (shim_maybe_dev(path) && (fd = dev_open(path, flags)) != -2)
 		return fd;
 	return get___openat64_2()(dirfd, path, flags);
 }
@@ -527,7 +477,7 @@ int ioctl(int fd, unsigned long req, ...)
 	va_start(ap, req);
 	arg = va_arg(ap, void *);
 	va_end(ap);
-	f = fd_get(fd);
+	f = shim_fd_get(fd);
 	if (!f)
 		return get_ioctl()(fd, req, arg);
 	ret = sgx_drv_ioctl(f, req, (unsigned long)arg);
@@ -551,7 +501,7 @@ static void *do_mmap(void *(*real)(void *, size_t, int, int, int, off_t),
 
 	if (internal)
 		return real(addr, len, prot, flags, fd, off);
-	if (!(flags & MAP_ANONYMOUS) && (f = fd_get(fd))) {
+	if (!(flags & MAP_ANONYMOUS) && (f = shim_fd_get(fd))) {
 		p = sgx_drv_mmap(f, addr, len, prot, flags, off, &err);
 		sgx_file_put(f);
 		if (p == MAP_FAILED)
@@ -650,311 +600,11 @@ pid_t fork(void)
 	return pid;
 }
 
-/* --- stat ------------------------------------------------------------------- */
-
-static struct timespec dev_time;
-
-/* A device node as devtmpfs shows it: crw-rw-rw- root root, misc major. */
-static void fill_stat(struct stat *st, enum sgx_api api, enum sgx_dev dev)
-{
-	struct stat d;
-
-	memset(st, 0, sizeof(*st));
-	if (get_stat()("/dev", &d) == 0)
-		st->st_dev = d.st_dev;
-	st->st_ino = 0x5ea0 + (ino_t)api * 2 + (ino_t)dev;
-	st->st_mode = S_IFCHR | 0666;
-	st->st_nlink = 1;
-	st->st_rdev = sgx_dev_rdev(api, dev);
-	st->st_blksize = 4096;
-	st->st_atim = st->st_mtim = st->st_ctim = dev_time;
-}
-
-/* /dev/sgx, the seed API's directory, exists when its devices do. */
-static bool is_sgx_dir(const char *path)
-{
-	path = opaque(path);
-	return path && !strcmp(path, "/dev/sgx");
-}
-
-static int fake_dir(struct stat *st)
-{
-	struct stat d;
-
-	if (get_stat()("/dev", &d))
-		return -1;
-	*st = d;
-	st->st_ino = 0x5e9f;
-	st->st_nlink = 2;
-	return 0;
-}
-
-/* Store a result in the caller's buffer: a bad pointer is EFAULT, as
- * the kernel's copy_to_user makes it, not a crash here. */
-static int put_user(void *dst, const void *src, size_t n)
-{
-	if (sgx_copy_to_user((unsigned long)dst, src, n)) {
-		errno = EFAULT;
-		return -1;
-	}
-	return 0;
-}
-
-/* 1 = handled (*ret is stat's result), 0 = not a device path. */
-static int path_stat(const char *path, struct stat *st, int *ret)
-{
-	enum sgx_api api;
-	enum sgx_dev dev;
-	struct stat tmp;
-
-	if (!maybe_dev(path))
-		return 0;
-	if (!sgx_dev_match(path, &api, &dev)) {
-		fill_stat(&tmp, api, dev);
-		*ret = put_user(st, &tmp, sizeof(tmp));
-		return 1;
-	}
-	if (is_sgx_dir(path)) {
-		/* A real /dev/sgx (an SGX host) wins. */
-		if (get_stat()(path, &tmp) == 0 || fake_dir(&tmp) == 0)
-			*ret = put_user(st, &tmp, sizeof(tmp));
-		else
-			*ret = -1;
-		return 1;
-	}
-	return 0;
-}
-
-/* -2 = not a device fd, else fstat's result. */
-static int fd_stat(int fd, struct stat *st)
-{
-	struct sgx_file *f = fd_get(fd);
-	struct stat tmp;
-
-	if (!f)
-		return -2;
-	fill_stat(&tmp, sgx_file_api(f), sgx_file_dev(f));
-	sgx_file_put(f);
-	return put_user(st, &tmp, sizeof(tmp));
-}
-
-int stat(const char *path, struct stat *st)
-{
-	int ret;
-
-	if (path_stat(path, st, &ret))
-		return ret;
-	return get_stat()(path, st);
-}
-
-int lstat(const char *path, struct stat *st)
-{
-	int ret;
-
-	if (path_stat(path, st, &ret))
-		return ret;
-	return get_lstat()(path, st);
-}
-
-int fstat(int fd, struct stat *st)
-{
-	int r = fd_stat(fd, st);
-
-	return r != -2 ? r : get_fstat()(fd, st);
-}
-
-int fstatat(int dirfd, const char *path, struct stat *st, int flags)
-{
-	int ret;
-
-	if (empty_path(path) && (flags & AT_EMPTY_PATH) &&
-	    (ret = fd_stat(dirfd, st)) != -2)
-		return ret;
-	if (path_stat(path, st, &ret))
-		return ret;
-	return get_fstatat()(dirfd, path, st, flags);
-}
-
-/* On x86-64 struct stat64 and struct stat are the same layout. */
-_Static_assert(sizeof(struct stat) == sizeof(struct stat64), "stat64 layout");
-
-int stat64(const char *path, struct stat64 *st)
-{
-	int ret;
-
-	if (path_stat(path, (struct stat *)st, &ret))
-		return ret;
-	return get_stat64()(path, st);
-}
-
-int lstat64(const char *path, struct stat64 *st)
-{
-	int ret;
-
-	if (path_stat(path, (struct stat *)st, &ret))
-		return ret;
-	return get_lstat64()(path, st);
-}
-
-int fstat64(int fd, struct stat64 *st)
-{
-	int r = fd_stat(fd, (struct stat *)st);
-
-	return r != -2 ? r : get_fstat64()(fd, st);
-}
-
-int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
-{
-	int ret;
-
-	if (empty_path(path) && (flags & AT_EMPTY_PATH) &&
-	    (ret = fd_stat(dirfd, (struct stat *)st)) != -2)
-		return ret;
-	if (path_stat(path, (struct stat *)st, &ret))
-		return ret;
-	return get_fstatat64()(dirfd, path, st, flags);
-}
-
-/* Binaries built against glibc < 2.33 call the versioned __xstat family. */
-int __xstat(int ver, const char *path, struct stat *st)
-{
-	int ret;
-
-	if (path_stat(path, st, &ret))
-		return ret;
-	return get___xstat()(ver, path, st);
-}
-
-int __lxstat(int ver, const char *path, struct stat *st)
-{
-	int ret;
-
-	if (path_stat(path, st, &ret))
-		return ret;
-	return get___lxstat()(ver, path, st);
-}
-
-int __fxstat(int ver, int fd, struct stat *st)
-{
-	int r = fd_stat(fd, st);
-
-	return r != -2 ? r : get___fxstat()(ver, fd, st);
-}
-
-int __fxstatat(int ver, int dirfd, const char *path, struct stat *st, int flags)
-{
-	int ret;
-
-	if (path_stat(path, st, &ret))
-		return ret;
-	return get___fxstatat()(ver, dirfd, path, st, flags);
-}
-
-int __xstat64(int ver, const char *path, struct stat64 *st)
-{
-	int ret;
-
-	if (path_stat(path, (struct stat *)st, &ret))
-		return ret;
-	return get___xstat64()(ver, path, st);
-}
-
-int __lxstat64(int ver, const char *path, struct stat64 *st)
-{
-	int ret;
-
-	if (path_stat(path, (struct stat *)st, &ret))
-		return ret;
-	return get___lxstat64()(ver, path, st);
-}
-
-int __fxstat64(int ver, int fd, struct stat64 *st)
-{
-	int r = fd_stat(fd, (struct stat *)st);
-
-	return r != -2 ? r : get___fxstat64()(ver, fd, st);
-}
-
-int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *st,
-		 int flags)
-{
-	int ret;
-
-	if (path_stat(path, (struct stat *)st, &ret))
-		return ret;
-	return get___fxstatat64()(ver, dirfd, path, st, flags);
-}
-
-static void stat_to_statx(const struct stat *st, struct statx *stx)
-{
-	memset(stx, 0, sizeof(*stx));
-	stx->stx_mask = STATX_BASIC_STATS;
-	stx->stx_blksize = (uint32_t)st->st_blksize;
-	stx->stx_nlink = (uint32_t)st->st_nlink;
-	stx->stx_uid = st->st_uid;
-	stx->stx_gid = st->st_gid;
-	stx->stx_mode = (uint16_t)st->st_mode;
-	stx->stx_ino = st->st_ino;
-	stx->stx_atime.tv_sec = st->st_atim.tv_sec;
-	stx->stx_mtime.tv_sec = st->st_mtim.tv_sec;
-	stx->stx_ctime.tv_sec = st->st_ctim.tv_sec;
-	stx->stx_rdev_major = major(st->st_rdev);
-	stx->stx_rdev_minor = minor(st->st_rdev);
-	stx->stx_dev_major = major(st->st_dev);
-	stx->stx_dev_minor = minor(st->st_dev);
-}
-
-int statx(int dirfd, const char *path, int flags, unsigned int mask,
-	  struct statx *stx)
-{
-	struct statx tmp;
-	struct stat st;
-	int ret;
-
-	if (empty_path(path) && (flags & AT_EMPTY_PATH) &&
-	    (ret = fd_stat(dirfd, &st)) != -2) {
-		if (ret)
-			return ret;
-		stat_to_statx(&st, &tmp);
-		return put_user(stx, &tmp, sizeof(tmp));
-	}
-	if (path_stat(path, &st, &ret)) {
-		if (ret)
-			return ret;
-		stat_to_statx(&st, &tmp);
-		return put_user(stx, &tmp, sizeof(tmp));
-	}
-	return get_statx()(dirfd, path, flags, mask, stx);
-}
-
-int access(const char *path, int mode)
-{
-	enum sgx_api api;
-	enum sgx_dev dev;
-
-	if (maybe_dev(path) && (!sgx_dev_match(path, &api, &dev) ||
-				is_sgx_dir(path)))
-		return (mode & X_OK) && !is_sgx_dir(path) ? (errno = EACCES, -1) : 0;
-	return get_access()(path, mode);
-}
-
-int faccessat(int dirfd, const char *path, int mode, int flags)
-{
-	enum sgx_api api;
-	enum sgx_dev dev;
-
-	if (maybe_dev(path) && (!sgx_dev_match(path, &api, &dev) ||
-				is_sgx_dir(path)))
-		return (mode & X_OK) && !is_sgx_dir(path) ? (errno = EACCES, -1) : 0;
-	return get_faccessat()(dirfd, path, mode, flags);
-}
-
 /* --- set-up ------------------------------------------------------------------ */
 
 void shim_interpose_init(void)
 {
 	shim_find_text();
-	clock_gettime(CLOCK_REALTIME, &dev_time);
-	dev_time.tv_nsec = 0;
+	shim_stat_init();
 	sgx_drv_set_fd_resolver(resolve_fd);
 }

@@ -3,6 +3,12 @@
  * libsgxemu.so internals: the real libc functions the shim wraps, the
  * published vDSO, and the descriptor table that says which fds stand for
  * SGX device files.
+ *
+ *   init.c        start-up (vDSO publication), sigaction/signal
+ *   interpose.c   open, close/dup, ioctl, mmap/mprotect/munmap/mremap, fork
+ *   stat.c        the stat family and access for the device paths
+ *   vdso.c        the published vDSO image
+ *   vdso_entry.S  __vdso_sgx_enter_enclave (both ABIs)
  */
 #ifndef SGXEMU_SHIM_H
 #define SGXEMU_SHIM_H
@@ -10,11 +16,56 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <dlfcn.h>
 #include <sys/types.h>
 
 #include "driver/driver.h"
 
-/* libc's own versions (dlsym(RTLD_NEXT)); resolved on first use. */
+/*
+ * SHIM_REAL(ret, name, args...) declares get_name(), which returns libc's
+ * own function (dlsym(RTLD_NEXT), looked up once, on first use: other
+ * libraries' constructors may call a wrapper before ours has run).
+ */
+#define SHIM_REAL(ret, name, ...) \
+	static ret (*real_##name)(__VA_ARGS__); \
+	static inline ret (*get_##name(void))(__VA_ARGS__) \
+	{ \
+		if (!real_##name) \
+			real_##name = (ret (*)(__VA_ARGS__))dlsym(RTLD_NEXT, #name); \
+		return real_##name; \
+	}
+
+/*
+ * libc declares most path arguments nonnull, which lets the compiler drop
+ * NULL tests; hiding the pointer's origin keeps them, so NULL reaches libc
+ * (EFAULT) instead of crashing here.
+ */
+static inline const char *shim_opaque(const char *p)
+{
+	__asm__("" : "+r"(p));
+	return p;
+}
+
+static inline bool shim_maybe_dev(const char *path)
+{
+	path = shim_opaque(path);
+	return path && path[0] == '/' && path[1] == 'd' && path[2] == 'e';
+}
+
+static inline bool shim_empty_path(const char *path)
+{
+	path = shim_opaque(path);
+	return path && !path[0];
+}
+
+/* The device file behind @fd with a reference (drop it with
+ * sgx_file_put()), or NULL for any other descriptor (interpose.c). */
+struct sgx_file *shim_fd_get(int fd);
+
+/* stat.c's start-up: the devices' timestamps. */
+void shim_stat_init(void);
+
+/* libc's own versions for the rest of the library. */
 void *shim_real_mmap(void *addr, size_t len, int prot, int flags, int fd,
 		     off_t off);
 int shim_real_munmap(void *addr, size_t len);

@@ -102,9 +102,15 @@ static int info_main(int argc, char **argv)
 	print_size(total);
 	printf(" (%llu pages)\n", (unsigned long long)(total >> 12));
 	cpu = sgxemu_platform_cpu();
-	printf("launch control:   flexible (IA32_SGXLEPUBKEYHASH %s); the driver "
-	       "writes the signer's hash before EINIT, so any signer launches\n",
-	       cpu && cpu->lc_locked ? "locked" : "writable");
+	if (cpu && cpu->lc_locked)
+		printf("launch control:   locked (IA32_SGXLEPUBKEYHASH read-only, "
+		       "0x%016llx...): only the launch key's signer launches "
+		       "without a token\n",
+		       (unsigned long long)cpu->lepubkeyhash[0]);
+	else
+		printf("launch control:   flexible (IA32_SGXLEPUBKEYHASH writable); "
+		       "the driver writes the signer's hash before EINIT, so any "
+		       "signer launches\n");
 	printf("devices:          /dev/sgx_enclave /dev/sgx_provision (mainline), "
 	       "/dev/sgx/enclave /dev/sgx/provision (seed v22), under `sgxemu run`\n");
 	printf("engine:           native (enclave code runs on the host thread; "

@@ -76,9 +76,28 @@ static bool path_eq(const char *path, const char *want)
 	return !*path;
 }
 
+/*
+ * Linux registers /dev/sgx_enclave only on parts with Flexible Launch
+ * Control (linux-driver-facts.md §1.1), and without it (and without VMX
+ * for /dev/sgx_vepc) it drops /dev/sgx_provision too; the v22 driver
+ * needed writable launch-control MSRs as well. So with the platform's
+ * launch control locked no SGX device exists.
+ */
+static bool devices_exist(void)
+{
+	static int cached = -1;
+	const char *lc;
+
+	if (cached < 0) {
+		lc = getenv("SGXEMU_LAUNCH_CONTROL");
+		cached = !(lc && !strcmp(lc, "locked"));
+	}
+	return cached;
+}
+
 int sgx_dev_match(const char *path, enum sgx_api *api, enum sgx_dev *dev)
 {
-	if (!path)
+	if (!path || !devices_exist())
 		return -ENOENT;
 	for (int a = 0; a < 2; a++)
 		for (int d = 0; d < 2; d++)

@@ -45,6 +45,14 @@ else
 	bad device_nodes "test -c failed under the shim"
 fi
 
+# Locked launch control: Linux has no SGX devices then (no FLC).
+if SGXEMU_LAUNCH_CONTROL=locked "$CLI" run test -e /dev/sgx_enclave ||
+   SGXEMU_LAUNCH_CONTROL=locked "$CLI" run test -e /dev/sgx/provision; then
+	bad no_devices_when_locked "a device exists"
+else
+	ok no_devices_when_locked
+fi
+
 # A C program using files, pipes, mmap, fork, signals and the clock.
 cat > "$T/plain.c" <<'PROG'
 #include <signal.h>

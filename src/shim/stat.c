@@ -60,8 +60,12 @@ static void fill_stat(struct stat *st, enum sgx_api api, enum sgx_dev dev)
 /* /dev/sgx, the seed API's directory, exists when its devices do. */
 static bool is_sgx_dir(const char *path)
 {
+	enum sgx_api api;
+	enum sgx_dev dev;
+
 	path = shim_opaque(path);
-	return path && !strcmp(path, "/dev/sgx");
+	return path && !strcmp(path, "/dev/sgx") &&
+	       !sgx_dev_match("/dev/sgx/enclave", &api, &dev);
 }
 
 static int fake_dir(struct stat *st)

@@ -12,6 +12,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <sys/prctl.h>
@@ -928,4 +929,66 @@ TEST(ioctl_races_close)
 	atomic_store(&race_stop, true);
 	pthread_join(th, NULL);
 	CHECK_EQ(bad, 0);
+}
+
+/* The program's signal handlers keep working once the engine owns the
+ * real handlers: installed before the first device open (handed over
+ * then), after it (through sigaction/signal), and for a host fault. */
+static volatile sig_atomic_t got_usr1, got_usr2;
+static sigjmp_buf segv_jmp;
+
+static void on_usr(int sig)
+{
+	if (sig == SIGUSR1)
+		got_usr1++;
+	else
+		got_usr2++;
+}
+
+static void on_segv(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	if (si->si_code == SEGV_ACCERR || si->si_code == SEGV_MAPERR)
+		siglongjmp(segv_jmp, 1);
+}
+
+TEST(signal_handlers_are_chained)
+{
+	struct sigaction sa, old;
+	struct shim_encl e;
+	volatile uint8_t *none;
+
+	NEED_SHIM();
+	REQUIRE(signal(SIGUSR2, on_usr) != SIG_ERR);	/* before any device */
+	BUILD(e);
+	raise(SIGUSR2);
+	CHECK_EQ(got_usr2, 1);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr;
+	REQUIRE_EQ(sigaction(SIGUSR1, &sa, NULL), 0);
+	REQUIRE_EQ(sigaction(SIGUSR1, NULL, &old), 0);
+	CHECK(old.sa_handler == on_usr);
+	raise(SIGUSR1);
+	CHECK_EQ(got_usr1, 1);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_segv;
+	sa.sa_flags = SA_SIGINFO;
+	REQUIRE_EQ(sigaction(SIGSEGV, &sa, NULL), 0);
+	none = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	REQUIRE(none != MAP_FAILED);
+	if (!sigsetjmp(segv_jmp, 1)) {
+		(void)none[0];
+		CHECK(!"the host fault did not reach the handler");
+	}
+	/* And the enclave still runs. */
+	{
+		struct sgx_enclave_run run;
+		uint64_t out[2];
+
+		CHECK_EQ(shim_ecall(&e, 0, 0, out, 1, &run), 0);
+		CHECK_EQ(out[0], 2);
+	}
 }

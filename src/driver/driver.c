@@ -335,20 +335,31 @@ enum sgx_dev sgx_file_dev(const struct sgx_file *f)
 
 /* --- fork --------------------------------------------------------------------------- */
 
+/* ioctls (which allocate EPC pages) hold this for reading; fork for
+ * writing, so that parent and child split the same free EPC. */
+pthread_rwlock_t sgx_fork_lock = PTHREAD_RWLOCK_INITIALIZER;
+
 void sgx_drv_fork_prepare(void)
 {
+	pthread_rwlock_wrlock(&sgx_fork_lock);
 	pthread_mutex_lock(&sgx_drv_lock);
 }
 
 void sgx_drv_fork_parent(void)
 {
 	pthread_mutex_unlock(&sgx_drv_lock);
+	sgx_epc_fork_split(false);
+	pthread_rwlock_unlock(&sgx_fork_lock);
 }
 
 void sgx_drv_fork_child(void)
 {
+	/* The child is single-threaded and has a new thread id, which the
+	 * rwlock's writer record would not recognise: start both afresh. */
 	pthread_mutex_init(&sgx_drv_lock, NULL);
 	for (struct sgx_file *f = all_files; f; f = f->next)
 		if (f->encl)
 			f->encl->inherited = true;
+	sgx_epc_fork_split(true);
+	pthread_rwlock_init(&sgx_fork_lock, NULL);
 }

@@ -64,7 +64,11 @@ int sgx_vma_prot_at(const struct sgx_file *f, uint64_t addr);
 int sgx_encl_remap(struct sgxemu_enclave *e, uint64_t addr, size_t len,
 		   int prot);
 
+/* After fork: keep this process's half of the free EPC (epc_fork.c). */
+void sgx_epc_fork_split(bool child);
+
 extern struct sgx_file *(*sgx_fd_resolver)(int fd);
 extern pthread_mutex_t sgx_drv_lock;
+extern pthread_rwlock_t sgx_fork_lock;
 
 #endif /* SGXEMU_DRIVER_DRV_H */

@@ -371,6 +371,7 @@ long sgx_drv_ioctl(struct sgx_file *f, unsigned long cmd, unsigned long arg)
 		sgx_drv_log("ioctl 0x%lx: another ioctl is running", cmd);
 		return -EBUSY;
 	}
+	pthread_rwlock_rdlock(&sgx_fork_lock);
 	if (f->api == SGX_API_MAINLINE) {
 		switch (cmd) {
 		case SGX_IOC_ENCLAVE_CREATE:
@@ -417,6 +418,7 @@ long sgx_drv_ioctl(struct sgx_file *f, unsigned long cmd, unsigned long arg)
 			ret = -ENOTTY;
 		}
 	}
+	pthread_rwlock_unlock(&sgx_fork_lock);
 	atomic_store(&encl->in_ioctl, false);
 	return ret;
 }

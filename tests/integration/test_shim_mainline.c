@@ -992,3 +992,72 @@ TEST(signal_handlers_are_chained)
 		CHECK_EQ(out[0], 2);
 	}
 }
+
+/* Enclaves created after a fork on both sides get different EPC pages
+ * (the EPC is shared with the child, the allocators are not). */
+static long epc_index(uint64_t linaddr)
+{
+	struct sgx_cpu *(*cpu)(void) = (struct sgx_cpu *(*)(void))
+		dlsym(RTLD_DEFAULT, "sgxemu_platform_cpu");
+	long (*lookup)(struct sgx_cpu *, uint64_t) =
+		(long (*)(struct sgx_cpu *, uint64_t))
+		dlsym(RTLD_DEFAULT, "sgx_cpu_lookup");
+
+	return cpu && lookup ? lookup(cpu(), linaddr) : -2;
+}
+
+TEST(fork_then_create_on_both_sides)
+{
+	struct sgx_enclave_run run;
+	struct shim_encl a, b, c;
+	long child_idx[SHIM_NR_PAGES];
+	uint64_t out[2] = { 0 };
+	int to_parent[2], to_child[2];
+	char x;
+	pid_t pid;
+	int status;
+
+	BUILD(a);
+	REQUIRE_EQ(pipe(to_parent), 0);
+	REQUIRE_EQ(pipe(to_child), 0);
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		long idx[SHIM_NR_PAGES];
+		int bad = 0;
+
+		if (shim_encl_build(&b, key()))
+			_exit(10);
+		for (size_t i = 0; i < SHIM_NR_PAGES; i++)
+			idx[i] = epc_index(b.base + shim_pages[i].offset);
+		if (write(to_parent[1], idx, sizeof(idx)) != (ssize_t)sizeof(idx) ||
+		    read(to_child[0], &x, 1) != 1)
+			bad |= 2;
+		/* Both of the child's enclaves answer. */
+		if (shim_ecall(&a, 3, 0, out, 30, &run) || out[0] != 31)
+			bad |= 4;
+		if (shim_ecall(&b, 2, 0, out, 40, &run) || out[0] != 41)
+			bad |= 8;
+		_exit(bad);
+	}
+	REQUIRE_EQ(read(to_parent[0], child_idx, sizeof(child_idx)),
+		   (ssize_t)sizeof(child_idx));
+	BUILD(c);
+	for (size_t i = 0; i < SHIM_NR_PAGES; i++) {
+		long mine = epc_index(c.base + shim_pages[i].offset);
+
+		CHECK(mine >= 0 && child_idx[i] >= 0);
+		for (size_t j = 0; j < SHIM_NR_PAGES; j++)
+			if (mine == child_idx[j])
+				test_fail(__FILE__, __LINE__,
+					  "EPC page %ld is in both processes' enclaves", mine);
+	}
+	CHECK_EQ(shim_ecall(&c, 0, 0, out, 70, &run), 0);
+	CHECK_EQ(out[0], 71);
+	CHECK_EQ(shim_ecall(&a, 1, 0, out, 80, &run), 0);
+	CHECK_EQ(out[0], 81);
+	CHECK_EQ(write(to_child[1], "c", 1), 1);
+	REQUIRE_EQ(waitpid(pid, &status, 0), pid);
+	CHECK(WIFEXITED(status));
+	CHECK_EQ(WEXITSTATUS(status), 0);
+}

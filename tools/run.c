@@ -198,7 +198,15 @@ static int run_main(int argc, char **argv)
 					  v ? v : "");
 				return CLI_EXIT_USAGE;
 			}
-			setenv("SGXEMU_EPC_SIZE", v, 1);
+			{
+				/* In bytes: the engine need not know every
+				 * suffix spelling accepted here. */
+				char bytes[32];
+
+				snprintf(bytes, sizeof(bytes), "%llu",
+					 (unsigned long long)size);
+				setenv("SGXEMU_EPC_SIZE", bytes, 1);
+			}
 		} else if (!strcmp(a, "--vdso-abi") || !strncmp(a, "--vdso-abi=", 11)) {
 			const char *v = a[10] == '=' ? a + 11 : (i + 1 < argc ? argv[++i] : NULL);
 

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lsm/policy.h"
 #include "cli.h"
 #include "commands.h"
 
@@ -38,6 +39,8 @@ static const char usage[] =
 	"  --vdso-abi ABI    force the vDSO entry's ABI: mainline or seed\n"
 	"                    (default: that of the first enclave device opened)\n"
 	"  --debug           print the reason of every refusal on stderr\n"
+	"  --policy FILE     security policy (docs/policy.md); checked before\n"
+	"                    PROG starts\n"
 	"  --lib PATH        use this libsgxemu.so\n"
 	"  -h, --help        this text\n";
 
@@ -215,6 +218,21 @@ static int run_main(int argc, char **argv)
 				return CLI_EXIT_USAGE;
 			}
 			setenv("SGXEMU_VDSO_ABI", v, 1);
+		} else if (!strcmp(a, "--policy") || !strncmp(a, "--policy=", 9)) {
+			const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
+			struct lsm_policy pol;
+			char why[512], abs[PATH_MAX];
+
+			if (!v) {
+				cli_error("--policy needs a file");
+				return CLI_EXIT_USAGE;
+			}
+			if (lsm_policy_load(v, &pol, why, sizeof(why))) {
+				cli_error("policy refused: %s", why);
+				return CLI_EXIT_FAIL;
+			}
+			lsm_policy_free(&pol);
+			setenv("SGXEMU_POLICY", realpath(v, abs) ? abs : v, 1);
 		} else if (!strcmp(a, "--lib") || !strncmp(a, "--lib=", 6)) {
 			lib = a[5] == '=' ? a + 6 : (i + 1 < argc ? argv[++i] : NULL);
 			if (!lib) {

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "driver/drv.h"
+#include "driver/security.h"
 
 bool sgx_drv_debug;
 struct sgx_file *(*sgx_fd_resolver)(int fd);
@@ -227,8 +228,20 @@ int sgx_encl_set_page_prot(struct sgx_encl *encl, uint64_t addr, uint8_t v)
 
 struct sgx_file *sgx_drv_open(enum sgx_api api, enum sgx_dev dev, int *err)
 {
-	struct sgx_file *f = calloc(1, sizeof(*f));
+	struct sgx_file *f;
 
+	/* Who may provision is policy, as file permissions are on Linux. */
+	if (dev == SGX_DEV_PROVISION) {
+		int ret = sgx_sec_provision_open(api);
+
+		if (ret) {
+			sgx_drv_log("open %s: refused by the security policy",
+				    sgx_dev_path(api, dev));
+			*err = ret;
+			return NULL;
+		}
+	}
+	f = calloc(1, sizeof(*f));
 	if (!f) {
 		*err = -ENOMEM;
 		return NULL;

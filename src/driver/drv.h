@@ -32,6 +32,8 @@ struct sgx_encl {
 	uint8_t **pages;
 	size_t nr_chunks;
 	bool inherited;			/* copied into a forked child */
+	uint8_t mrenclave[32];		/* known after INIT (audit records) */
+	uint8_t mrsigner[32];
 };
 
 struct sgx_file {
@@ -53,7 +55,7 @@ int sgx_copy_to_user(unsigned long dst, const void *src, size_t n);
 
 /* The kernel's sgx_encl_may_map(): 0 or -EACCES (see vma.c). */
 int sgx_encl_may_map(const struct sgx_file *f, uint64_t start, uint64_t end,
-		     int prot);
+		     int prot, bool is_mprotect);
 /* True when [start, end) holds memory the program can access (vma.c). */
 bool sgx_range_in_use(uint64_t start, uint64_t end);
 /* The host mapping's permissions at @addr (0 where no window is). */

@@ -25,6 +25,7 @@
 #include <asm/sgx.h>
 
 #include "driver/drv.h"
+#include "driver/security.h"
 
 /* The seed (v22) ioctls that differ from mainline's. */
 struct sgx_seed_add_page {
@@ -145,7 +146,8 @@ static int validate_secinfo(const struct sgx_secinfo *si)
 
 /* One page: EADD (+EEXTEND per @mask) and the driver's bookkeeping. */
 static int add_one(struct sgx_file *f, uint64_t addr, unsigned long src,
-		   const struct sgx_secinfo *si, uint16_t mask)
+		   const struct sgx_secinfo *si, uint16_t mask,
+		   struct sgx_page_source *ps)
 {
 	struct sgx_encl *encl = f->encl;
 	static __thread uint8_t page[4096] __attribute__((aligned(4096)));
@@ -157,12 +159,17 @@ static int add_one(struct sgx_file *f, uint64_t addr, unsigned long src,
 			    (unsigned long long)addr);
 		return f->api == SGX_API_SEED ? -EEXIST : -EBUSY;
 	}
+	max = (si->flags & SGX_SECINFO_PT_MASK) == SGX_SECINFO_TCS
+		? PROT_READ | PROT_WRITE : (uint8_t)prot_of_secinfo(si->flags);
+	/* The source VMA (EFAULT), then the policy on it (EACCES: the kernel
+	 * refuses a source that could never be executable). */
+	ret = sgx_sec_page_add(f, addr, src, ps, &max);
+	if (ret)
+		return ret;
 	if (sgx_copy_from_user(page, src, sizeof(page))) {
 		sgx_drv_log("ADD: source 0x%lx is not readable", src);
 		return -EFAULT;
 	}
-	max = (si->flags & SGX_SECINFO_PT_MASK) == SGX_SECINFO_TCS
-		? PROT_READ | PROT_WRITE : (uint8_t)prot_of_secinfo(si->flags);
 	ret = sgx_encl_set_page_prot(encl, addr, SGX_PAGE_EXISTS | max);
 	if (ret)
 		return ret;
@@ -185,6 +192,7 @@ static long ioc_add_page_seed(struct sgx_file *f, unsigned long arg)
 {
 	struct sgx_encl *encl = f->encl;
 	struct sgx_seed_add_page ioc;
+	struct sgx_page_source ps = { .valid = false };
 	struct sgx_secinfo si;
 	int ret;
 
@@ -209,13 +217,14 @@ static long ioc_add_page_seed(struct sgx_file *f, unsigned long arg)
 	ret = validate_secinfo(&si);
 	if (ret)
 		return ret;
-	return add_one(f, ioc.addr, ioc.src, &si, ioc.mrmask);
+	return add_one(f, ioc.addr, ioc.src, &si, ioc.mrmask, &ps);
 }
 
 static long ioc_add_pages(struct sgx_file *f, unsigned long arg)
 {
 	struct sgx_encl *encl = f->encl;
 	struct sgx_enclave_add_pages ioc;
+	struct sgx_page_source ps = { .valid = false };
 	struct sgx_secinfo si;
 	uint64_t c;
 	int ret = 0;
@@ -246,7 +255,7 @@ static long ioc_add_pages(struct sgx_file *f, unsigned long arg)
 		return ret;
 	for (c = 0; c < ioc.length; c += 4096) {
 		ret = add_one(f, encl->base + ioc.offset + c, ioc.src + c, &si,
-			      (ioc.flags & SGX_PAGE_MEASURE) ? 0xFFFF : 0);
+			      (ioc.flags & SGX_PAGE_MEASURE) ? 0xFFFF : 0, &ps);
 		if (ret)
 			break;
 	}
@@ -309,6 +318,11 @@ static long ioc_init(struct sgx_file *f, unsigned long arg)
 			    (unsigned long long)encl->attributes_mask,
 			    f->api == SGX_API_SEED ? "SET_ATTRIBUTE" :
 			    "PROVISION after CREATE");
+		sgx_sec_denied(f, "init", encl->base, -1, -1,
+			       encl->attributes & SGX_ATTR_PROVISIONKEY &
+			       ~encl->attributes_mask ?
+			       "provisionkey-without-device" : "attributes",
+			       EACCES);
 		return -EACCES;
 	}
 	if (check_sigstruct_masks(&ss)) {
@@ -316,6 +330,9 @@ static long ioc_init(struct sgx_file *f, unsigned long arg)
 			    "MISCSELECT or XFRM bits");
 		return -EINVAL;
 	}
+	ret = sgx_sec_init(f, &ss);
+	if (ret)
+		return ret;
 	/* The engine writes the launch-control MSRs with the signer's hash
 	 * before EINIT, as the kernel does on FLC parts. */
 	ret = sgxemu_enclave_init(encl->engine, &ss, NULL, &sgx_err);

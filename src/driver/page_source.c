@@ -80,6 +80,9 @@ int sgx_page_source(uint64_t addr, struct sgx_page_source *out)
 	fclose(f);
 	if (!found)
 		return -EFAULT;
+	out->start = start;
+	out->end = end;
+	out->valid = true;
 
 	if (!ino) {
 		out->src.anonymous = true;

@@ -16,6 +16,8 @@
 struct sgx_page_source {
 	struct lsm_source src;		/* what the hooks see */
 	char path[512];			/* storage for src.path */
+	uint64_t start, end;		/* the mapping, for reuse by the */
+	bool valid;			/* next page of the same ioctl */
 };
 
 /*

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "driver/drv.h"
+#include "driver/security.h"
 
 struct sgx_vma {
 	uint64_t start, end;
@@ -209,8 +210,9 @@ int sgx_vma_prot_at(const struct sgx_file *f, uint64_t addr)
 /* --- the rules ------------------------------------------------------------------ */
 
 int sgx_encl_may_map(const struct sgx_file *f, uint64_t start, uint64_t end,
-		     int prot)
+		     int prot, bool is_mprotect)
 {
+	const char *op = is_mprotect ? "mprotect" : "mmap";
 	const struct sgx_encl *encl = f->encl;
 	int want = prot & (PROT_READ | PROT_WRITE | PROT_EXEC);
 	bool seed = f->api == SGX_API_SEED;
@@ -220,14 +222,16 @@ int sgx_encl_may_map(const struct sgx_file *f, uint64_t start, uint64_t end,
 		sgx_drv_log("mmap: [0x%llx, 0x%llx) is outside ELRANGE of an "
 			    "initialized enclave", (unsigned long long)start,
 			    (unsigned long long)end);
+		sgx_sec_denied(f, op, start, want, -1, "outside-elrange", EACCES);
 		return -EACCES;
 	}
 	if (personality(0xffffffff) & READ_IMPLIES_EXEC) {
 		sgx_drv_log("mmap: READ_IMPLIES_EXEC personality");
+		sgx_sec_denied(f, op, start, want, -1, "read-implies-exec", EACCES);
 		return -EACCES;
 	}
 	if (!want)
-		return 0;
+		return sgx_sec_map(f, start, end, prot, is_mprotect);
 	for (uint64_t a = start; a < end; a += 4096) {
 		uint8_t v = sgx_encl_page_prot(encl, a);
 
@@ -237,16 +241,19 @@ int sgx_encl_may_map(const struct sgx_file *f, uint64_t start, uint64_t end,
 			sgx_drv_log("mmap: no enclave page at 0x%llx: only "
 				    "PROT_NONE may map it (v22 rule)",
 				    (unsigned long long)a);
+			sgx_sec_denied(f, op, a, want, 0, "no-page", EACCES);
 			return -EACCES;
 		}
 		if (want & ~v & 7) {
 			sgx_drv_log("mmap: permissions 0x%x exceed the page's "
 				    "0x%x at 0x%llx", want, v & 7,
 				    (unsigned long long)a);
+			sgx_sec_denied(f, op, a, want, v & 7, "max-permissions",
+				       EACCES);
 			return -EACCES;
 		}
 	}
-	return 0;
+	return sgx_sec_map(f, start, end, prot, is_mprotect);
 }
 
 /* Make the host mapping of [start, end) reflect window permissions @prot. */
@@ -349,6 +356,8 @@ void *sgx_drv_mmap(struct sgx_file *f, void *addr, size_t len, int prot,
 	}
 	if ((flags & MAP_TYPE) == MAP_PRIVATE) {
 		sgx_drv_log("mmap: MAP_PRIVATE of an enclave is refused");
+		sgx_sec_denied(f, "mmap", (uintptr_t)addr, prot, -1, "map-private",
+			       EINVAL);
 		*err = -EINVAL;
 		return MAP_FAILED;
 	}
@@ -375,7 +384,7 @@ void *sgx_drv_mmap(struct sgx_file *f, void *addr, size_t len, int prot,
 		}
 		start = (uintptr_t)p;
 		end = start + len;
-		ret = sgx_encl_may_map(f, start, end, prot);
+		ret = sgx_encl_may_map(f, start, end, prot, false);
 		if (ret) {
 			raw_munmap(start, len);
 			goto fail;
@@ -390,7 +399,7 @@ void *sgx_drv_mmap(struct sgx_file *f, void *addr, size_t len, int prot,
 			ret = -ENOMEM;
 			goto fail;
 		}
-		ret = sgx_encl_may_map(f, start, end, prot);
+		ret = sgx_encl_may_map(f, start, end, prot, false);
 		if (ret)
 			goto fail;
 		ret = vma_cut(start, end, &d);
@@ -461,7 +470,7 @@ int sgx_vma_mprotect(void *addr, size_t len, int prot)
 			ret = -EACCES;
 			break;
 		}
-		ret = sgx_encl_may_map(v->file, v->start, v->end, prot);
+		ret = sgx_encl_may_map(v->file, v->start, v->end, prot, true);
 		if (ret)
 			break;
 		ret = host_apply(v->file, v->start, v->end, prot, false);

@@ -203,8 +203,12 @@ void lsm_audit(const struct lsm_policy *p, const struct lsm_audit_event *ev)
 		l.len = 0;
 	if (fd != STDERR_FILENO)
 		close(fd);
-	/* A denial also gets its one-line reason where the user looks first. */
-	if (ev->denied && fd != STDERR_FILENO)
+	/*
+	 * A policy denial also gets its one-line reason where the user looks
+	 * first; the driver's own refusals (the kernel's errno rules) are in
+	 * the log and, with --debug, in the driver's messages.
+	 */
+	if (ev->denied && !ev->driver && fd != STDERR_FILENO)
 		dprintf(STDERR_FILENO, "sgxemu: %s%s denied by policy rule %s "
 			"(line %d): %s\n", ev->op, p->permissive ?
 			" would be" : "", ev->rule ? ev->rule : "?", ev->line,

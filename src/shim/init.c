@@ -28,6 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lsm/hooks.h"
 #include "sgxemu/sgxemu.h"
 #include "shim/shim.h"
 
@@ -195,6 +196,16 @@ static void shim_init(int argc, char **argv, char **envp)
 	(void)argc;
 	(void)argv;
 	shim_interpose_init();
+	/* The security policy first: nothing may run under a policy that
+	 * could not be read whole. */
+	{
+		char why[512];
+
+		if (lsm_init(NULL, why, sizeof(why))) {
+			dprintf(STDERR_FILENO, "sgxemu: policy refused: %s\n", why);
+			_exit(126);
+		}
+	}
 	debug = env_true("SGXEMU_DEBUG");
 	sgx_drv_debug = debug;
 	sgxemu_vdso_enclu = (void *)sgxemu_enclu_entry;

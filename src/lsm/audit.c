@@ -159,7 +159,7 @@ void lsm_audit(const struct lsm_policy *p, const struct lsm_audit_event *ev)
 	add(&l, "type=SGX_AVC msg=audit(%lld.%03ld:%lu): op=%s result=%s",
 	    (long long)ts.tv_sec, ts.tv_nsec / 1000000,
 	    (unsigned long)atomic_fetch_add(&serial, 1) + 1, ev->op,
-	    ev->denied ? "denied" : "allowed");
+	    ev->reduced ? "reduced" : ev->denied ? "denied" : "allowed");
 	if (ev->denied)
 		add(&l, " permissive=%d", p->permissive && !ev->driver ? 1 : 0);
 	add_process(&l);
@@ -208,9 +208,17 @@ void lsm_audit(const struct lsm_policy *p, const struct lsm_audit_event *ev)
 	 * first; the driver's own refusals (the kernel's errno rules) are in
 	 * the log and, with --debug, in the driver's messages.
 	 */
-	if (ev->denied && !ev->driver && fd != STDERR_FILENO)
-		dprintf(STDERR_FILENO, "sgxemu: %s%s denied by policy rule %s "
-			"(line %d): %s\n", ev->op, p->permissive ?
-			" would be" : "", ev->rule ? ev->rule : "?", ev->line,
-			errno_name(ev->err));
+	if (ev->denied && !ev->driver && fd != STDERR_FILENO) {
+		char where[32];
+
+		if (ev->line)
+			snprintf(where, sizeof(where), "line %d", ev->line);
+		else
+			snprintf(where, sizeof(where), "built-in default");
+		dprintf(STDERR_FILENO, "sgxemu: %s%s %s by policy rule %s "
+			"(%s)%s%s\n", ev->op, p->permissive ? " would be" : "",
+			ev->reduced ? "restricted (no execute)" : "denied",
+			ev->rule ? ev->rule : "?", where,
+			ev->reduced ? "" : ": ", ev->reduced ? "" : errno_name(ev->err));
+	}
 }

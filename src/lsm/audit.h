@@ -30,6 +30,7 @@ struct lsm_audit_event {
 	int err;			/* errno of a denial */
 	const char *path;		/* device path (provision open) */
 	bool driver;			/* the driver's own rule: never permissive */
+	bool reduced;			/* allowed with fewer permissions */
 };
 
 /* Write @ev if the policy's audit level asks for it. */

@@ -75,6 +75,7 @@ static int page_rule(const struct lsm_policy *p, const char *rule,
 		return p->permissive ? 0 : -EACCES;
 	}
 	ev.err = EACCES;	/* X refused, the rest allowed */
+	ev.reduced = true;
 	ev.allowed = (int)(*prot & ~LSM_X);
 	lsm_audit(p, &ev);
 	if (!p->permissive)

@@ -229,7 +229,7 @@ TEST(noexec_source_strip_exec)
 	REQUIRE_EQ(use_policy("page.noexec-source strip-exec"), 0);
 	CHECK_EQ(lsm_page_add(&encl, encl.base, &noexec_src, &prot), 0);
 	CHECK_EQ(prot, LSM_R);
-	CHECK(AUDITED("rule=page.noexec-source", "requested=r-x", "allowed=r--", "line=1"));
+	CHECK(AUDITED("rule=page.noexec-source", "result=reduced", "requested=r-x", "allowed=r--", "line=1"));
 }
 
 TEST(nonexec_file_rule)

@@ -53,6 +53,7 @@ static int audit_main(int argc, char **argv)
 	int c;
 
 	optind = 1;
+	opterr = 0;		/* one line of ours, not getopt's */
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'l':
@@ -65,7 +66,8 @@ static int audit_main(int argc, char **argv)
 			op = optarg;
 			break;
 		default:
-			cli_error("try 'sgxemu audit --help'");
+			cli_error("unknown option '%s' (try 'sgxemu audit --help')",
+				  argv[optind - 1]);
 			return CLI_EXIT_USAGE;
 		}
 	}

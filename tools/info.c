@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "driver/secrets.h"
 #include "cli.h"
 #include "commands.h"
 #include "cpu/cpu.h"
@@ -111,11 +112,24 @@ static int info_main(int argc, char **argv)
 		printf("launch control:   flexible (IA32_SGXLEPUBKEYHASH writable); "
 		       "the driver writes the signer's hash before EINIT, so any "
 		       "signer launches\n");
+	if (cpu) {
+		char fp[33], path[4096];
+
+		if (!sgx_secrets_fingerprint(&cpu->keys, fp) &&
+		    !sgx_secrets_path(path, sizeof(path)))
+			printf("platform id:      %s (secrets in %s)\n", fp, path);
+		printf("CPUSVN:           ");
+		for (int i = 0; i < SGX_CPUSVN_SIZE; i++)
+			printf("%02x", cpu->keys.cpusvn[i]);
+		printf("\n");
+	} else {
+		printf("platform:         not available (see the message above)\n");
+	}
 	printf("devices:          /dev/sgx_enclave /dev/sgx_provision (mainline), "
 	       "/dev/sgx/enclave /dev/sgx/provision (seed v22), under `sgxemu run`\n");
 	printf("engine:           native (enclave code runs on the host thread; "
 	       "ENCLU via SIGILL); guard mode %s\n", sgxemu_guard() ? "on" : "off");
-	return CLI_EXIT_OK;
+	return cpu ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 }
 
 const struct cli_command cmd_info = {

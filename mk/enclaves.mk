@@ -30,3 +30,12 @@ ENCL_BINS := $(ENCL_OUT)/test_encl.bin $(ENCL_OUT)/compute_encl.bin \
 	     $(ENCL_OUT)/keys_encl.bin
 TEST_DEPS  += $(ENCL_BINS)
 BENCH_DEPS += $(ENCL_BINS)
+
+# The EPC-paging test enclave (tests/integration/test_paging*.c).
+$(ENCL_OUT)/paging_encl.elf: tests/enclaves/paging_encl.S tests/enclaves/paging_encl.c tests/enclaves/paging_encl.h $(ENCL_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ENCL_CFLAGS) -T tests/enclaves/encl.lds -o $@ \
+		tests/enclaves/paging_encl.S tests/enclaves/paging_encl.c
+
+TEST_DEPS  += $(ENCL_OUT)/paging_encl.bin
+BENCH_DEPS += $(ENCL_OUT)/paging_encl.bin

@@ -314,6 +314,58 @@ int sgxemu_app_sigaction(int signo, struct sigaction *act);
 void sgxemu_set_host_enclu(bool on);
 bool sgxemu_host_enclu(void);
 
+/*
+ * The signal the engine reserves for kicking threads out of enclave mode
+ * (the kernel's IPI after ETRACK, before EWB of an EPC page): it arrives in
+ * enclave mode as an asynchronous exit and the thread continues at its
+ * AEP. The application must neither handle nor block it: sgxemu_sigaction
+ * refuses it (EINVAL), and the shim keeps programs from taking it.
+ */
+#define SGXEMU_KICK_SIGNAL	63
+
+/* ------------------------------------------------------------------ */
+/* EPC paging statistics.                                               */
+/* ------------------------------------------------------------------ */
+
+#define SGXEMU_MAX_EPC_SECTIONS	8
+
+struct sgxemu_epc_section_stats {
+	uint64_t phys_base;
+	uint64_t total_pages, free_pages;
+};
+
+struct sgxemu_platform_stats {
+	uint64_t epc_total_pages, epc_free_pages;
+	unsigned nr_sections;
+	struct sgxemu_epc_section_stats sections[SGXEMU_MAX_EPC_SECTIONS];
+	uint64_t pages_evicted;		/* EWB of enclave pages */
+	uint64_t pages_reloaded;	/* ELDU of enclave pages */
+	uint64_t reload_failures;	/* ELDU refused (tampered / replayed) */
+	uint64_t reclaimer_runs;	/* batches run by the reclaimer thread */
+	uint64_t direct_reclaims;	/* batches run by allocations */
+	uint64_t aging_faults;		/* accesses observed for aging */
+	uint64_t kicks;			/* threads kicked out of enclave mode */
+	unsigned nr_enclaves;
+};
+
+struct sgxemu_enclave_stats {
+	uint64_t resident_pages;	/* child pages in the EPC */
+	uint64_t evicted_pages;		/* child pages in backing memory */
+	uint64_t va_pages;		/* EPC pages holding its VA slots */
+	uint64_t evictions, reloads;	/* since creation */
+};
+
+/* 0 or -errno. */
+int sgxemu_platform_stats(struct sgxemu_platform_stats *stats);
+int sgxemu_enclave_stats(const struct sgxemu_enclave *encl,
+			 struct sgxemu_enclave_stats *stats);
+/*
+ * The statistics as one JSON object (platform, sections, enclaves) on
+ * @fd. With SGXEMU_STATS=FILE set ('-' = stderr) the library writes them
+ * at exit.
+ */
+int sgxemu_stats_write_json(int fd);
+
 /* Version string of the library. */
 const char *sgxemu_version(void);
 

@@ -309,10 +309,15 @@ int sgx_eresume(struct sgx_cpu *cpu, struct sgx_encl_ctl *ctl, uint64_t tcs_lin,
 
 static void leave(struct sgx_lp *lp)
 {
-	sgx_track_exit(lp->ctl, lp->entry_epoch);
-	atomic_fetch_sub(&lp->ctl->active_threads, 1);
-	/* TCS.STATE is the first field of the page-aligned TCS. */
+	/*
+	 * TCS.STATE is the first field of the page-aligned TCS. It is
+	 * cleared before the thread stops counting for ETRACK: once it has
+	 * left, EWB may write the TCS page back (and free it), and the copy
+	 * must say "not busy".
+	 */
 	__atomic_store_n((uint64_t *)(void *)lp->tcs, 0, __ATOMIC_RELEASE);
+	atomic_fetch_sub(&lp->ctl->active_threads, 1);
+	sgx_track_exit(lp->ctl, lp->entry_epoch);
 }
 
 void sgx_eexit(struct sgx_cpu *cpu, struct sgx_lp *lp)

@@ -12,7 +12,7 @@
 
 #include <openssl/sha.h>
 
-#include "engine/engine.h"
+#include "driver/paging.h"
 
 struct sgxemu_enclave *_Atomic sgxemu__enclaves[MAX_ENCLAVES];
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -145,8 +145,14 @@ int sgxemu_enclave_create(const struct sgx_secs *secs, unsigned flags,
 			goto out_remove;
 		}
 	}
+	ret = sgxemu__paging_create(e);
+	if (ret)
+		goto out_unmap;
+	sgxemu__ksgxd_start();
 	ret = sgxemu__encl_register(e);
 	if (ret) {
+		sgxemu__paging_destroy(e);
+out_unmap:
 		if (!(flags & SGXEMU_CREATE_RESERVED))
 			munmap((void *)(uintptr_t)e->base, e->size);
 		goto out_remove;
@@ -202,10 +208,15 @@ int sgxemu_enclave_add_page(struct sgxemu_enclave *e, uint64_t linaddr,
 	memcpy(&si, secinfo, sizeof(si));
 
 	pthread_mutex_lock(&e->lock);
-	if (page_epc(e, n) >= 0) {
+	/* A page paged out to backing memory exists as well. */
+	if (page_epc(e, n) >= 0 || (e->pg->state[n] & PS_ADDED)) {
 		ret = -EEXIST;
 		goto out;
 	}
+	/* Its VA slot first, so that evicting it never allocates. */
+	ret = sgxemu__paging_grow(e, n);
+	if (ret)
+		goto out;
 	/* Keep the enclave's consecutive pages consecutive in the EPC. */
 	if (n > 0 && page_epc(e, n - 1) >= 0)
 		hint = page_epc(e, n - 1) + 1;
@@ -250,6 +261,12 @@ int sgxemu_enclave_add_page(struct sgxemu_enclave *e, uint64_t linaddr,
 		if (!ret)
 			ret = r;
 	}
+	/* Measured and mapped: from now on the reclaimer may take it. */
+	sgxemu__paging_lock();
+	e->pg->state[n] = PS_ADDED;
+	e->pg->resident++;
+	sgxemu__lru_add(e, n);
+	sgxemu__paging_unlock();
 out:
 	pthread_mutex_unlock(&e->lock);
 	free(bounce);
@@ -360,6 +377,18 @@ int sgxemu_enclave_remove_page(struct sgxemu_enclave *e, uint64_t linaddr,
 		return -EINVAL;
 	n = (linaddr - e->base) >> SGX_PAGE_SHIFT;
 	pthread_mutex_lock(&e->lock);
+	/* The reclaimer must not take the page meanwhile; a paged-out
+	 * page is loaded first (EREMOVE works on EPC pages). */
+	sgxemu__paging_lock();
+	if ((e->pg->state[n] & PS_EVICTED) && sgxemu__paging_load(e, n) &&
+	    (e->pg->state[n] & PS_LOST)) {
+		/* Its contents are lost anyway: drop it. */
+		e->pg->state[n] = 0;
+		e->pg->evicted--;
+		e->nr_pages--;
+		ret = 0;
+		goto out;
+	}
 	idx = page_epc(e, n);
 	if (idx < 0) {
 		ret = -ENOENT;
@@ -372,9 +401,14 @@ int sgxemu_enclave_remove_page(struct sgxemu_enclave *e, uint64_t linaddr,
 		goto out;
 	}
 	sgxemu__epc_free(idx);
+	sgxemu__lru_del(e, n);
+	if (e->pg->state[n] & PS_ADDED)
+		e->pg->resident--;
+	e->pg->state[n] = 0;
 	e->nr_pages--;
 	ret = sgxemu__map_pages(e, n, 1, true);
 out:
+	sgxemu__paging_unlock();
 	pthread_mutex_unlock(&e->lock);
 	return ret;
 }
@@ -413,7 +447,10 @@ int sgxemu_enclave_destroy(struct sgxemu_enclave *e)
 		pthread_mutex_unlock(&e->lock);
 		return -EBUSY;
 	}
+	/* Out of the reclaimer's sight before its pages go. */
+	sgxemu__paging_lock();
 	sgxemu__encl_unregister(e);
+	sgxemu__paging_unlock();
 	for (size_t n = 0; n < e->npages; n++) {
 		long idx = page_epc(e, n);
 
@@ -422,6 +459,8 @@ int sgxemu_enclave_destroy(struct sgxemu_enclave *e)
 		if (sgx_eremove(cpu, sgx_epc_page(cpu, (size_t)idx)) == 0)
 			sgxemu__epc_free(idx);
 	}
+	/* VA slots, VA pages and backing memory go with it. */
+	sgxemu__paging_destroy(e);
 	if (sgx_eremove(cpu, sgx_epc_page(cpu, (size_t)e->secs_index)) == 0)
 		sgxemu__epc_free(e->secs_index);
 	if (e->flags & SGXEMU_CREATE_RESERVED)

@@ -1,48 +1,84 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A simple EPC page allocator over the processor's EPC (all sections).
+ * The EPC page allocator over the processor's EPC sections, with free
+ * counts per section, reclaiming under pressure (facts §9.1).
  *
  * The engine maps enclave pages from the EPC memfd, and the kernel merges
  * neighbouring mappings only when their file offsets are consecutive, so
  * the allocator tries to give an enclave's next page the EPC index after
  * its previous one (the hint); SECS pages come from the top of the EPC so
- * that they do not break such runs. The EPC-oversubscription work replaces
- * this with a reclaiming allocator.
+ * that they do not break such runs.
+ *
+ * When no page is free, the allocating thread runs one reclaim batch
+ * itself (direct reclaim) and tries again; only when nothing at all can be
+ * reclaimed is the answer -ENOMEM, with one line on stderr. Every
+ * allocation that leaves fewer than the low watermark free wakes ksgxd.
+ * Allocation may run in a signal handler (fault-in after an AEX): the
+ * lock here is never held by a thread in enclave mode.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <unistd.h>
 
-#include "engine/engine.h"
+#include "driver/paging.h"
 
 static pthread_mutex_t alloc_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t *bits;
 static size_t nr_pages;
 static size_t cursor;
+static _Atomic size_t nr_free;
+static _Atomic size_t sec_free[SGX_MAX_EPC_SECTIONS];
+static atomic_bool enomem_logged;
 
 static bool is_free(size_t i)
 {
 	return !(bits[i / 64] & (1ULL << (i % 64)));
 }
 
+static unsigned section_of(size_t i)
+{
+	struct sgx_cpu *cpu = sgxemu__cpu();
+
+	for (unsigned s = 0; s < cpu->nr_sections; s++)
+		if (i >= cpu->sections[s].first_page &&
+		    i - cpu->sections[s].first_page < cpu->sections[s].nr_pages)
+			return s;
+	return 0;
+}
+
 static void take(size_t i)
 {
 	bits[i / 64] |= 1ULL << (i % 64);
+	atomic_fetch_sub(&nr_free, 1);
+	atomic_fetch_sub(&sec_free[section_of(i)], 1);
 }
 
-long sgxemu__epc_alloc(long hint, bool high)
+/* First use (alloc_lock held). */
+static int setup(void)
 {
 	struct sgx_cpu *cpu = sgxemu__cpu();
+
+	if (bits)
+		return 0;
+	bits = calloc((cpu->nr_pages + 63) / 64, sizeof(*bits));
+	if (!bits)
+		return -ENOMEM;
+	nr_pages = cpu->nr_pages;
+	atomic_store(&nr_free, nr_pages);
+	for (unsigned s = 0; s < cpu->nr_sections; s++)
+		atomic_store(&sec_free[s], cpu->sections[s].nr_pages);
+	return 0;
+}
+
+static long try_alloc(long hint, bool high)
+{
 	long ret = -ENOMEM;
 
 	pthread_mutex_lock(&alloc_lock);
-	if (!bits) {
-		nr_pages = cpu->nr_pages;
-		bits = calloc((nr_pages + 63) / 64, sizeof(*bits));
-		if (!bits) {
-			pthread_mutex_unlock(&alloc_lock);
-			return -ENOMEM;
-		}
+	if (setup()) {
+		pthread_mutex_unlock(&alloc_lock);
+		return -ENOMEM;
 	}
 	if (hint >= 0 && (size_t)hint < nr_pages && is_free((size_t)hint)) {
 		ret = hint;
@@ -81,10 +117,48 @@ long sgxemu__epc_alloc(long hint, bool high)
 	return ret;
 }
 
+long sgxemu__epc_alloc(long hint, bool high)
+{
+	for (;;) {
+		long idx = try_alloc(hint, high);
+
+		if (idx >= 0) {
+			if (atomic_load(&nr_free) < SGX_NR_LOW_PAGES)
+				sgxemu__ksgxd_wake();
+			return idx;
+		}
+		if (!sgxemu__reclaim_batch(true))
+			break;
+	}
+	if (!atomic_exchange(&enomem_logged, true)) {
+		/* write(2): this may run in a signal handler. */
+		sgxemu__write_str("sgxemu: EPC exhausted: no free page and "
+				  "nothing reclaimable (ENOMEM)\n");
+	}
+	return -ENOMEM;
+}
+
 void sgxemu__epc_free(long index)
 {
 	pthread_mutex_lock(&alloc_lock);
-	if (bits && index >= 0 && (size_t)index < nr_pages)
+	if (bits && index >= 0 && (size_t)index < nr_pages &&
+	    !is_free((size_t)index)) {
 		bits[index / 64] &= ~(1ULL << (index % 64));
+		atomic_fetch_add(&nr_free, 1);
+		atomic_fetch_add(&sec_free[section_of((size_t)index)], 1);
+	}
 	pthread_mutex_unlock(&alloc_lock);
+}
+
+size_t sgxemu__epc_nr_free(void)
+{
+	return bits ? atomic_load(&nr_free) : sgxemu__cpu()->nr_pages;
+}
+
+size_t sgxemu__epc_section_free(unsigned s)
+{
+	if (!bits)
+		return s < sgxemu__cpu()->nr_sections ?
+		       sgxemu__cpu()->sections[s].nr_pages : 0;
+	return s < SGX_MAX_EPC_SECTIONS ? atomic_load(&sec_free[s]) : 0;
 }

@@ -181,6 +181,7 @@ static void gregs_to_gpr(const greg_t *g, struct sgx_gprsgx *gpr)
 /* Leave enclave mode in the saved state: host FS/GS, syscalls allowed. */
 static void to_host(struct sgxemu_tcb *tcb, struct sgxemu_sigsave *save)
 {
+	sgxemu__kick_leave(tcb);
 	tcb->in_enclave = false;
 	save->fs = tcb->host_fs;
 	save->gs = tcb->host_gs;
@@ -191,6 +192,9 @@ static void to_host(struct sgxemu_tcb *tcb, struct sgxemu_sigsave *save)
 /*
  * The AEX itself: save into the SSA, load the synthetic state at the AEP.
  */
+static uint32_t pf_errcd(struct sgxemu_tcb *tcb, uint64_t addr,
+			 uint32_t kerr);
+
 static void do_aex(struct sgxemu_tcb *tcb, ucontext_t *uc,
 		   struct sgxemu_sigsave *save, bool exception,
 		   unsigned vector, uint32_t errcd, uint64_t maddr,
@@ -286,6 +290,72 @@ static void report(int signo, siginfo_t *orig, ucontext_t *uc,
 	g[REG_ERR] = errcd;
 	uc->uc_mcontext.gregs[REG_CR2] = vector == X86_TRAP_PF ? addr : 0;
 	sgxemu__chain(signo, &si, uc, true);
+}
+
+/*
+ * A page the driver could not load (ELDU refused its backing): the fault
+ * the kernel gives, SIGBUS (BUS_ADRERR) at the address, or the exception
+ * report of a fixup (vector 14) at the vDSO / C API.
+ */
+static void report_sigbus(ucontext_t *uc, uint32_t errcd, uint64_t addr,
+			  uint64_t aep)
+{
+	greg_t *g = uc->uc_mcontext.gregs;
+	uintptr_t fixup = sgxemu__fixup_find((uintptr_t)aep, X86_TRAP_PF);
+	siginfo_t si;
+
+	if (fixup) {
+		g[REG_RIP] = fixup;
+		g[REG_RDI] = X86_TRAP_PF;
+		g[REG_RSI] = errcd;
+		g[REG_RDX] = addr;
+		return;
+	}
+	memset(&si, 0, sizeof(si));
+	si.si_signo = SIGBUS;
+	si.si_code = BUS_ADRERR;
+	si.si_addr = (void *)(uintptr_t)addr;
+	g[REG_TRAPNO] = X86_TRAP_PF;
+	g[REG_ERR] = errcd;
+	g[REG_CR2] = addr;
+	sgxemu__chain(SIGBUS, &si, uc, true);
+}
+
+/*
+ * A #PF in enclave mode on a page the driver keeps inaccessible. An aging
+ * fault is resolved on the spot, with no exit (the accessed bit costs
+ * hardware no fault). A paged-out page is what Linux does: #PF, AEX (SSA
+ * written, CSSA+1), the kernel loads the page (ELDU) and maps it, and the
+ * thread continues at the AEP, whose ERESUME resumes the enclave; neither
+ * the application nor a fixup sees anything. True when handled.
+ */
+static bool paging_fault(struct sgxemu_tcb *tcb, ucontext_t *uc,
+			 struct sgxemu_sigsave *save, uint64_t addr,
+			 uint32_t kerr, uint64_t rip)
+{
+	struct sgxemu_enclave *e = tcb->encl;
+	uint32_t errcd;
+
+	switch (sgxemu__paging_fault_enclave(e, addr, kerr)) {
+	case 1:
+		tcb->stale_faults = 0;
+		return true;
+	case 2:
+		tcb->stale_faults = 0;
+		break;
+	case 3:
+		/* Bounded, in case the mapping disagrees for good. */
+		return ++tcb->stale_faults < 1000;
+	default:
+		tcb->stale_faults = 0;
+		return false;
+	}
+	errcd = pf_errcd(tcb, addr, kerr);
+	do_aex(tcb, uc, save, true, X86_TRAP_PF, errcd, addr, rip);
+	if (sgxemu__paging_fault(e, addr))
+		report_sigbus(uc, errcd, addr & ~(uint64_t)(SGX_PAGE_SIZE - 1),
+			      tcb->lp.aep);
+	return true;
 }
 
 /* Bytes at enclave address @rip, through the processor's EPC view. */
@@ -457,6 +527,11 @@ void sgxemu__enclave_signal(int signo, siginfo_t *info, ucontext_t *uc,
 		save->gs = tcb->enc_gs;
 		rip = tcb->entry_rip;
 	}
+	if (signo == SGXEMU_KICK_SIGNAL) {
+		/* The reclaimer's kick: an interrupt, nothing to deliver. */
+		do_aex(tcb, uc, save, false, 0, 0, 0, rip);
+		return;
+	}
 	sync = info->si_code > 0 &&
 	       (signo == SIGSEGV || signo == SIGBUS || signo == SIGFPE ||
 		signo == SIGILL || signo == SIGTRAP);
@@ -499,6 +574,9 @@ void sgxemu__enclave_signal(int signo, siginfo_t *info, ucontext_t *uc,
 			  0, 0, rip);
 		return;
 	case SIGBUS:
+		if (trap == X86_TRAP_PF &&
+		    paging_fault(tcb, uc, save, addr, kerr, rip))
+			return;
 		if (trap == X86_TRAP_AC) {
 			exception(tcb, signo, info, uc, save, X86_TRAP_AC, 0,
 				  0, rip);
@@ -508,6 +586,9 @@ void sgxemu__enclave_signal(int signo, siginfo_t *info, ucontext_t *uc,
 			  pf_errcd(tcb, addr, kerr), addr, rip);
 		return;
 	default: /* SIGSEGV */
+		if (trap == X86_TRAP_PF &&
+		    paging_fault(tcb, uc, save, addr, kerr, rip))
+			return;
 		if (trap == X86_TRAP_PF) {
 			exception(tcb, signo, info, uc, save, X86_TRAP_PF,
 				  pf_errcd(tcb, addr, kerr), addr, rip);
@@ -581,12 +662,23 @@ bool sgxemu__host_enclu(int signo, siginfo_t *info, ucontext_t *uc,
 	aep = g[REG_RCX];
 	e = sgxemu__encl_find(tcs);
 	lp = &tcb->lp;
-	if (leaf == SGX_EENTER)
-		ret = sgx_eenter(sgxemu__cpu(), e ? e->ctl : NULL, tcs, aep,
-				 rsp, g[REG_RBP], lp);
-	else
-		ret = sgx_eresume(sgxemu__cpu(), e ? e->ctl : NULL, tcs, aep,
-				  rsp, g[REG_RBP], lp);
+	for (int tries = 0;; tries++) {
+		if (leaf == SGX_EENTER)
+			ret = sgx_eenter(sgxemu__cpu(), e ? e->ctl : NULL, tcs,
+					 aep, rsp, g[REG_RBP], lp);
+		else
+			ret = sgx_eresume(sgxemu__cpu(), e ? e->ctl : NULL,
+					  tcs, aep, rsp, g[REG_RBP], lp);
+		/*
+		 * A paged-out TCS or SSA page: as on Linux, the ENCLU's #PF
+		 * is the kernel's to handle (it loads the page and the
+		 * instruction runs again); only a fault that stands after
+		 * that reaches the program.
+		 */
+		if (ret != SGX_PF || tries >= 8 ||
+		    !sgxemu__paging_prefault_entry(e, tcs))
+			break;
+	}
 	if (ret) {
 		unsigned v = SGX_IS_FAULT(ret) ? SGX_FAULT_VECTOR(ret)
 					       : X86_TRAP_GP;
@@ -605,6 +697,7 @@ bool sgxemu__host_enclu(int signo, siginfo_t *info, ucontext_t *uc,
 	}
 	tcb->encl = e;
 	tcb->in_enclave = true;
+	sgxemu__kick_enter(tcb, e);
 	tcb->host_fs = sgxemu__rdfsbase();
 	tcb->host_gs = sgxemu__rdgsbase();
 	if (leaf == SGX_EENTER) {

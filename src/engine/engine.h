@@ -70,6 +70,9 @@ struct sgxemu_enclave {
 	size_t   nr_pages;		/* EPC pages (SECS excluded) */
 	uint64_t last_index;		/* EPC index of the last page added */
 	pthread_mutex_t lock;		/* build operations, mappings */
+	struct sgxemu_paging *pg;	/* EPC paging (src/driver/paging.h) */
+	/* TCB slots of the threads in enclave mode here (kick.c). */
+	_Atomic uint64_t inside[NR_SLOTS / 64];
 };
 
 /* The enclaves, for lock-free lookup by address (handlers, fast path). */
@@ -100,6 +103,7 @@ struct sgxemu_tcb {
 	bool     in_enclave;
 	struct sgxemu_run *api_run;	/* sgxemu_enter() in progress */
 	uint64_t aex_count;
+	uint32_t stale_faults;		/* consecutive stale paging faults */
 	int      slot;
 	int      tid;
 };
@@ -176,6 +180,37 @@ void sgxemu__guard_enter(void);
 void sgxemu__guard_exit(void);
 bool sgxemu__guard_closed(void);
 void sgxemu__guard_init(bool on);
+
+/* kick.c: the record of threads in enclave mode per enclave, and the
+ * kick (SGXEMU_KICK_SIGNAL) that makes them AEX, as the kernel's IPI. */
+void sgxemu__kick_enter(struct sgxemu_tcb *tcb, struct sgxemu_enclave *e);
+void sgxemu__kick_leave(struct sgxemu_tcb *tcb);
+int sgxemu__kick(struct sgxemu_enclave *e);
+struct sgxemu_tcb *sgxemu__tcb_of_slot(int slot);
+
+/*
+ * EPC paging hooks the engine calls (src/driver/fault.c).
+ * In enclave mode, a #PF at @addr of the current enclave, before any AEX:
+ * 0 = not a paging fault; 1 = an aging fault, resolved without an exit
+ * (continue the instruction); 2 = the page is paged out: AEX, then call
+ * sgxemu__paging_fault and continue at the AEP; 3 = stale (another thread
+ * brought the page back meanwhile): run the instruction again. @kerr is
+ * the kernel's #PF error code.
+ */
+int sgxemu__paging_fault_enclave(struct sgxemu_enclave *e, uint64_t addr,
+				 uint32_t kerr);
+/* Out of enclave mode: bring the page at @addr back. 0, or -EFAULT when
+ * its contents cannot be loaded (the fault then stands, as SIGBUS). */
+int sgxemu__paging_fault(struct sgxemu_enclave *e, uint64_t addr);
+/* Before EENTER/ERESUME: load the TCS and SSA pages if paged out; true
+ * when something was loaded (retry the entry). */
+bool sgxemu__paging_prefault_entry(struct sgxemu_enclave *e, uint64_t tcs);
+/* True when the driver keeps this page's host mapping inaccessible
+ * (aging, being written back, paged out). */
+bool sgxemu__paging_hidden(struct sgxemu_enclave *e, size_t page);
+
+/* stats.c: SGXEMU_STATS at exit. */
+void sgxemu__stats_init(void);
 
 /* epc_alloc.c */
 long sgxemu__epc_alloc(long hint, bool high);

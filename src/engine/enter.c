@@ -56,6 +56,7 @@ struct sgxemu_tcb *sgxemu__enter_fast(uint64_t *f, uint64_t tcs)
 		return NULL;
 	tcb->encl = e;
 	tcb->in_enclave = true;
+	sgxemu__kick_enter(tcb, e);
 	__asm__ volatile("rdfsbase %0" : "=r"(tcb->host_fs));
 	__asm__ volatile("rdgsbase %0" : "=r"(tcb->host_gs));
 	tcb->enc_fs = lp->fsbase;

@@ -183,6 +183,7 @@ static int platform_create(void)
 	ret = sgxemu__signals_init();
 	if (ret)
 		goto fail;
+	sgxemu__stats_init();
 	return 0;
 fail:
 	sgx_cpu_destroy(&sgxemu__platform.cpu);

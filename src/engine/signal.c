@@ -90,6 +90,10 @@ int sgxemu__signals_init(void)
 			return -errno;
 		owned[sig] = true;
 	}
+	/* The kick (kick.c): the engine's alone, never chained. */
+	if (install_stub(SGXEMU_KICK_SIGNAL, SA_RESTART))
+		return -errno;
+	owned[SGXEMU_KICK_SIGNAL] = true;
 	return 0;
 }
 
@@ -99,7 +103,8 @@ int sgxemu_sigaction(int sig, const struct sigaction *act,
 	int ret = 0;
 
 	if (sig <= 0 || sig >= NSIGS ||
-	    (act && (sig == SIGKILL || sig == SIGSTOP))) {
+	    (act && (sig == SIGKILL || sig == SIGSTOP ||
+		     sig == SGXEMU_KICK_SIGNAL))) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -249,10 +254,32 @@ static void guard_report(siginfo_t *info, ucontext_t *uc)
 			  "(hardware would read all ones)\n");
 }
 
+/*
+ * Host code touched an enclave page the driver keeps inaccessible (aging,
+ * paged out): as the kernel's fault handler, bring it back and let the
+ * access run again. Not while guard mode has ELRANGE shut (that fault is
+ * the guard's report).
+ */
+static bool host_paging_fault(int signo, siginfo_t *info)
+{
+	uint64_t addr = (uint64_t)(uintptr_t)info->si_addr;
+	struct sgxemu_enclave *e;
+
+	if ((signo != SIGSEGV && signo != SIGBUS) || !sync_fault(signo, info) ||
+	    sgxemu__guard_closed() || !(e = sgxemu__encl_find(addr)) ||
+	    !sgxemu__paging_hidden(e, (addr - e->base) >> SGX_PAGE_SHIFT))
+		return false;
+	return sgxemu__paging_fault(e, addr) == 0;
+}
+
 static void host_signal(int signo, siginfo_t *info, ucontext_t *uc,
 			struct sgxemu_tcb *tcb, struct sgxemu_sigsave *save)
 {
+	if (signo == SGXEMU_KICK_SIGNAL)
+		return;		/* the thread left enclave mode meanwhile */
 	if (signo == SIGILL && sgxemu__host_enclu(signo, info, uc, tcb, save))
+		return;
+	if (host_paging_fault(signo, info))
 		return;
 	if ((signo == SIGSEGV || signo == SIGBUS) && sync_fault(signo, info))
 		guard_report(info, uc);
@@ -273,7 +300,11 @@ void sgxemu__signal_plain(int signo, siginfo_t *info, void *ctx)
 {
 	ucontext_t *uc = ctx;
 
+	if (signo == SGXEMU_KICK_SIGNAL)
+		return;
 	if (signo == SIGILL && sgxemu__host_enclu(signo, info, uc, NULL, NULL))
+		return;
+	if (host_paging_fault(signo, info))
 		return;
 	if ((signo == SIGSEGV || signo == SIGBUS) && sync_fault(signo, info))
 		guard_report(info, uc);

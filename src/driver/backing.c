@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Per-enclave paging state: backing memory and VA pages.
+ *
+ * Backing memory is one memfd per enclave, as the kernel's shmem file
+ * (facts §9.6): the encrypted contents of page i at offset i * 4096, a
+ * slot for the SECS at SIZE, and the PCMDs after it, 128 bytes per page.
+ * The file is sparse: only evicted pages cost memory, and a reloaded
+ * page's contents are punched out again.
+ *
+ * VA pages are EPC pages turned into version arrays with EPA; they are
+ * never evicted. Each page added to the enclave is given a VA slot number
+ * for its life (slot n lives in VA page n / 512), and a new VA page is
+ * created whenever the added-page count crosses a multiple of 512, before
+ * the page is added (the kernel's sgx_encl_grow), so eviction itself never
+ * needs to allocate.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "driver/paging.h"
+
+int sgxemu__paging_create(struct sgxemu_enclave *e)
+{
+	struct sgxemu_paging *pg = calloc(1, sizeof(*pg));
+	size_t n = e->npages;
+	size_t pcmd_off = (n + 1) * SGX_PAGE_SIZE;
+	size_t pcmd_len = ((n + 1) * sizeof(struct sgx_pcmd) + SGX_PAGE_SIZE - 1) &
+			  ~(size_t)(SGX_PAGE_SIZE - 1);
+
+	if (!pg)
+		return -ENOMEM;
+	pg->fd = -1;
+	pg->backing = MAP_FAILED;
+	/* Arrays as big as ELRANGE: calloc gets them from mmap, so pages of
+	 * ELRANGE that hold nothing cost no memory. */
+	pg->state = calloc(n, 1);
+	pg->slot = calloc(n, sizeof(*pg->slot));
+	pg->next = calloc(n + 1, sizeof(*pg->next));
+	pg->prev = calloc(n + 1, sizeof(*pg->prev));
+	if (!pg->state || !pg->slot || !pg->next || !pg->prev)
+		goto fail;
+	pg->next[n] = pg->prev[n] = (uint32_t)n;	/* empty LRU */
+	pg->fd = memfd_create("sgxemu-backing", MFD_CLOEXEC);
+	if (pg->fd < 0)
+		goto fail;
+	pg->backing_len = pcmd_off + pcmd_len;
+	if (ftruncate(pg->fd, (off_t)pg->backing_len))
+		goto fail;
+	pg->backing = mmap(NULL, pg->backing_len, PROT_READ | PROT_WRITE,
+			   MAP_SHARED | MAP_NORESERVE, pg->fd, 0);
+	if (pg->backing == MAP_FAILED)
+		goto fail;
+	pg->pcmd = (struct sgx_pcmd *)(pg->backing + pcmd_off);
+	e->pg = pg;
+	return 0;
+fail:
+	if (pg->fd >= 0)
+		close(pg->fd);
+	free(pg->state);
+	free(pg->slot);
+	free(pg->next);
+	free(pg->prev);
+	free(pg);
+	return -ENOMEM;
+}
+
+/* Free the paging state after the enclave's pages are gone: VA pages are
+ * EREMOVEd and returned to the allocator, the backing file closed. */
+void sgxemu__paging_destroy(struct sgxemu_enclave *e)
+{
+	struct sgxemu_paging *pg = e->pg;
+	struct sgx_cpu *cpu = sgxemu__cpu();
+
+	if (!pg)
+		return;
+	for (size_t i = 0; i < pg->nr_va; i++)
+		if (sgx_eremove(cpu, sgx_epc_page(cpu, (size_t)pg->va[i])) == 0)
+			sgxemu__epc_free(pg->va[i]);
+	if (pg->backing != MAP_FAILED)
+		munmap(pg->backing, pg->backing_len);
+	if (pg->fd >= 0)
+		close(pg->fd);
+	free(pg->va);
+	free(pg->state);
+	free(pg->slot);
+	free(pg->next);
+	free(pg->prev);
+	free(pg);
+	e->pg = NULL;
+}
+
+int sgxemu__paging_grow(struct sgxemu_enclave *e, size_t page)
+{
+	struct sgxemu_paging *pg = e->pg;
+	struct sgx_cpu *cpu = sgxemu__cpu();
+	long idx;
+	int ret = 0;
+
+	sgxemu__paging_lock();
+	if (!pg->slot[page] && pg->nr_slots < pg->nr_va * SGX_VA_SLOT_COUNT)
+		pg->slot[page] = ++pg->nr_slots;
+	/* A page re-added after EREMOVE keeps its slot. */
+	if (pg->slot[page]) {
+		sgxemu__paging_unlock();
+		return 0;
+	}
+	sgxemu__paging_unlock();
+	/* Allocated without the paging lock: it may reclaim. */
+	idx = sgxemu__epc_alloc(-1, true);
+	if (idx < 0)
+		return -ENOMEM;
+	if (sgx_epa(cpu, SGX_PT_VA, sgx_epc_page(cpu, (size_t)idx))) {
+		sgxemu__epc_free(idx);
+		return -EFAULT;
+	}
+	sgxemu__paging_lock();
+	if (pg->nr_va == pg->cap_va) {
+		size_t cap = pg->cap_va ? pg->cap_va * 2 : 4;
+		long *va = realloc(pg->va, cap * sizeof(*va));
+
+		if (!va) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		pg->va = va;
+		pg->cap_va = cap;
+	}
+	pg->va[pg->nr_va++] = idx;
+	idx = -1;
+	pg->slot[page] = ++pg->nr_slots;
+out:
+	sgxemu__paging_unlock();
+	if (idx >= 0 && sgx_eremove(cpu, sgx_epc_page(cpu, (size_t)idx)) == 0)
+		sgxemu__epc_free(idx);
+	return ret;
+}
+
+uint64_t *sgxemu__va_slot(struct sgxemu_enclave *e, size_t page)
+{
+	struct sgxemu_paging *pg = e->pg;
+	uint32_t s = pg->slot[page] - 1;
+
+	return (uint64_t *)sgx_epc_page(sgxemu__cpu(),
+					(size_t)pg->va[s / SGX_VA_SLOT_COUNT]) +
+	       s % SGX_VA_SLOT_COUNT;
+}

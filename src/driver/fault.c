@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Faults on pages the driver keeps inaccessible: aging faults and the
+ * fault-in of evicted pages (facts §8.1, §9.6).
+ *
+ * These run in the engine's signal handlers:
+ *  - sgxemu__paging_fault_enclave() before any AEX, on a thread still in
+ *    enclave mode: it only try-locks (the reclaimer may hold the lock while
+ *    waiting for this very thread to leave enclave mode);
+ *  - sgxemu__paging_fault() after the AEX (#PF written to the SSA, CSSA+1,
+ *    the thread counted out for ETRACK), or for host code touching ELRANGE:
+ *    it takes the paging lock, allocates an EPC page (which may reclaim)
+ *    and runs ELDU. ELDU's AES-GCM goes through OpenSSL, whose EVP context
+ *    comes from malloc: that is safe here because the interrupted code is
+ *    enclave code (or host code at an ELRANGE access), which holds no host
+ *    lock, the allocator's included; the handler runs on the thread's
+ *    alternate stack with the host's FS base, so TLS and malloc work. The
+ *    rest is allocation-free.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "driver/paging.h"
+
+#define PS_HIDDEN	(PS_AGED | PS_RECLAIM | PS_EVICTED | PS_LOST)
+
+bool sgxemu__paging_hidden(struct sgxemu_enclave *e, size_t page)
+{
+	return e->pg && (__atomic_load_n(&e->pg->state[page], __ATOMIC_ACQUIRE) &
+			 PS_HIDDEN);
+}
+
+static long resident_index(struct sgxemu_enclave *e, size_t n)
+{
+	uint32_t v = __atomic_load_n(&e->ctl->pages[n], __ATOMIC_ACQUIRE);
+
+	return v ? (long)v - 1 : -1;
+}
+
+/* The aged page was accessed: young again, protection back (lock held). */
+static void unage(struct sgxemu_enclave *e, size_t n)
+{
+	e->pg->state[n] = (uint8_t)((e->pg->state[n] & ~PS_AGED) | PS_YOUNG);
+	sgxemu__map_pages(e, n, 1, false);
+	atomic_fetch_add(&sgxemu__st_aging_faults, 1);
+}
+
+int sgxemu__paging_load(struct sgxemu_enclave *e, size_t n)
+{
+	struct sgx_cpu *cpu = sgxemu__cpu();
+	struct sgxemu_paging *pg = e->pg;
+	struct sgx_pageinfo pi __attribute__((aligned(32)));
+	long idx, hint = -1, nb;
+	int r;
+
+	if (pg->state[n] & PS_LOST)
+		return -EFAULT;
+	/* Next to a neighbour in the EPC, so the mappings can merge. */
+	if (n > 0 && (nb = resident_index(e, n - 1)) >= 0)
+		hint = nb + 1;
+	else if (n + 1 < e->npages && (nb = resident_index(e, n + 1)) > 0)
+		hint = nb - 1;
+	idx = sgxemu__epc_alloc(hint, false);
+	if (idx < 0)
+		return -EFAULT;
+	memset(&pi, 0, sizeof(pi));
+	pi.linaddr = e->base + n * SGX_PAGE_SIZE;
+	pi.srcpge = (uint64_t)(uintptr_t)(pg->backing + n * SGX_PAGE_SIZE);
+	pi.secinfo = (uint64_t)(uintptr_t)&pg->pcmd[n];
+	pi.secs = (uint64_t)(uintptr_t)sgx_epc_page(cpu, (size_t)e->secs_index);
+	r = sgx_eldu(cpu, &pi, sgx_epc_page(cpu, (size_t)idx),
+		     sgxemu__va_slot(e, n));
+	/* As the kernel, success or not: the PCMD entry is zeroed and the
+	 * contents dropped from the backing file. */
+	memset(&pg->pcmd[n], 0, sizeof(pg->pcmd[n]));
+	if (fallocate(pg->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+		      (off_t)(n * SGX_PAGE_SIZE), SGX_PAGE_SIZE))
+		memset(pg->backing + n * SGX_PAGE_SIZE, 0, SGX_PAGE_SIZE);
+	if (r) {
+		sgxemu__epc_free(idx);
+		pg->state[n] |= PS_LOST;
+		atomic_fetch_add(&sgxemu__st_reload_failed, 1);
+		sgxemu__write_str("sgxemu: ELDU refused the enclave page at ");
+		sgxemu__write_hex(pi.linaddr);
+		sgxemu__write_str(r == SGX_MAC_COMPARE_FAIL ?
+				  " (SGX_MAC_COMPARE_FAIL: backing tampered or "
+				  "replayed); its accesses fault\n" :
+				  " (ELDU error); its accesses fault\n");
+		return -EFAULT;
+	}
+	pg->state[n] = PS_ADDED;
+	pg->evicted--;
+	pg->resident++;
+	pg->reloads++;
+	atomic_fetch_add(&sgxemu__st_reloaded, 1);
+	sgxemu__lru_add(e, n);
+	sgxemu__map_pages(e, n, 1, true);
+	return 0;
+}
+
+int sgxemu__paging_fault_enclave(struct sgxemu_enclave *e, uint64_t addr,
+				 uint32_t kerr)
+{
+	size_t n;
+	uint8_t st;
+	int ret = 2;
+
+	if (!e || !e->pg || addr < e->base || addr - e->base >= e->size)
+		return 0;
+	n = (addr - e->base) >> SGX_PAGE_SHIFT;
+	st = __atomic_load_n(&e->pg->state[n], __ATOMIC_ACQUIRE);
+	if (!(st & PS_HIDDEN)) {
+		/*
+		 * Another thread loaded (or un-aged) the page between this
+		 * fault and now: if the page's protection now allows the
+		 * access, the fault is stale and the access runs again.
+		 */
+		int prot = sgxemu__epcm_prot(e, n) & e->map_prot[n];
+
+		if ((st & PS_ADDED) && resident_index(e, n) >= 0 &&
+		    (kerr & X86_PF_INSTR ? prot & PROT_EXEC :
+		     kerr & X86_PF_WRITE ? prot & PROT_WRITE : prot != 0))
+			return 3;
+		return 0;
+	}
+	if ((st & PS_HIDDEN) == PS_AGED && sgxemu__paging_trylock()) {
+		if ((e->pg->state[n] & PS_HIDDEN) == PS_AGED) {
+			unage(e, n);
+			ret = 1;
+		}
+		sgxemu__paging_unlock();
+	}
+	return ret;
+}
+
+int sgxemu__paging_fault(struct sgxemu_enclave *e, uint64_t addr)
+{
+	size_t n;
+	uint8_t st;
+	int ret = 0;
+
+	if (!e || !e->pg || addr < e->base || addr - e->base >= e->size)
+		return -EFAULT;
+	n = (addr - e->base) >> SGX_PAGE_SHIFT;
+	sgxemu__paging_lock();
+	st = e->pg->state[n];
+	if (st & PS_LOST)
+		ret = -EFAULT;
+	else if (st & PS_EVICTED)
+		ret = sgxemu__paging_load(e, n);
+	else if (st & PS_AGED)
+		unage(e, n);
+	/* Otherwise it was loaded meanwhile: the access is retried. */
+	sgxemu__paging_unlock();
+	return ret;
+}
+
+static bool load_if_evicted(struct sgxemu_enclave *e, size_t n)
+{
+	uint8_t st = e->pg->state[n];
+
+	if (!(st & PS_EVICTED) || (st & PS_LOST))
+		return false;
+	return sgxemu__paging_load(e, n) == 0;
+}
+
+bool sgxemu__paging_prefault_entry(struct sgxemu_enclave *e, uint64_t tcs)
+{
+	struct sgx_cpu *cpu = sgxemu__cpu();
+	const struct sgx_secs *secs;
+	const struct sgx_tcs *t;
+	bool loaded = false;
+	uint64_t first, count;
+	size_t n;
+	long idx;
+
+	if (!e || !e->pg || tcs < e->base || tcs - e->base >= e->size)
+		return false;
+	n = (tcs - e->base) >> SGX_PAGE_SHIFT;
+	sgxemu__paging_lock();
+	loaded = load_if_evicted(e, n);
+	idx = resident_index(e, n);
+	if (idx >= 0) {
+		/* Every SSA frame of the TCS: EENTER uses frame CSSA,
+		 * ERESUME frame CSSA-1, AEX the next. */
+		t = sgx_epc_page(cpu, (size_t)idx);
+		secs = sgx_epc_page(cpu, (size_t)e->secs_index);
+		first = t->ossa >> SGX_PAGE_SHIFT;
+		count = (uint64_t)t->nssa * secs->ssa_frame_size;
+		for (uint64_t p = first; p < first + count && p < e->npages; p++)
+			loaded |= load_if_evicted(e, (size_t)p);
+	}
+	sgxemu__paging_unlock();
+	return loaded;
+}

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * EPC oversubscription in the driver (issue 6): the reclaiming EPC
+ * allocator (epc_alloc.c), per-enclave backing memory and VA pages
+ * (backing.c), the LRU, aging and reclaim batches with ksgxd
+ * (reclaim.c), fault-in with ELDU (fault.c), statistics (stats.c).
+ *
+ * Locking: one process-wide paging lock (recursive, because the fault
+ * path allocates and allocation may reclaim) guards every enclave's page
+ * states, LRU and VA slots. Order: sgxemu_enclave.lock, then the paging
+ * lock, then the allocator's lock, then the processor's locks. The
+ * reclaimer never takes an enclave's lock. No thread holds the paging lock
+ * in enclave mode, so a signal handler on a thread interrupted in enclave
+ * mode may take it; the one handler path that runs *before* its AEX (the
+ * aging fault, see fault.c) only try-locks, because the reclaimer may be
+ * waiting, lock held, for that very thread to leave enclave mode.
+ */
+#ifndef SGXEMU_DRIVER_PAGING_H
+#define SGXEMU_DRIVER_PAGING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/engine.h"
+
+/* Page states (sgxemu_paging.state[page]). */
+#define PS_ADDED	0x01	/* an enclave page exists here (EPC or backing) */
+#define PS_LRU		0x02	/* resident and on the enclave's LRU */
+#define PS_YOUNG	0x04	/* accessed since the last scan */
+#define PS_AGED		0x08	/* host protection removed to observe access */
+#define PS_RECLAIM	0x10	/* blocked, being written back */
+#define PS_EVICTED	0x20	/* in backing memory, VA slot holds its version */
+#define PS_LOST		0x40	/* ELDU refused it: contents gone (as Linux) */
+
+/* Watermarks and batch size of the kernel's reclaimer (facts §9.1). */
+#define SGX_NR_LOW_PAGES	32
+#define SGX_NR_HIGH_PAGES	64
+#define SGX_RECLAIM_BATCH	16
+
+struct sgxemu_paging {
+	int      fd;			/* the backing memfd */
+	uint8_t *backing;		/* its mapping: page i at i * 4096 */
+	size_t   backing_len;
+	struct sgx_pcmd *pcmd;		/* PCMD region: entry i for page i */
+	uint8_t  *state;		/* per page: PS_* */
+	uint32_t *slot;			/* per page: VA slot number + 1 */
+	uint32_t *next, *prev;		/* LRU links; index npages = head */
+	size_t   lru_len;
+	long    *va;			/* EPC indices of the VA pages */
+	size_t   nr_va, cap_va;
+	uint32_t nr_slots;		/* VA slots handed out */
+	size_t   resident, evicted;	/* child pages in EPC / in backing */
+	uint64_t evictions, reloads;	/* counters for statistics */
+};
+
+/* The paging lock (reclaim.c). */
+void sgxemu__paging_lock(void);
+bool sgxemu__paging_trylock(void);
+void sgxemu__paging_unlock(void);
+
+/* backing.c: create/free an enclave's paging state (normal context). */
+int sgxemu__paging_create(struct sgxemu_enclave *e);
+void sgxemu__paging_destroy(struct sgxemu_enclave *e);
+/* Reserve a VA slot for one more page, creating a VA page when the last
+ * one is full (the kernel's sgx_encl_grow). 0 or -ENOMEM. */
+int sgxemu__paging_grow(struct sgxemu_enclave *e, size_t page);
+uint64_t *sgxemu__va_slot(struct sgxemu_enclave *e, size_t page);
+
+/* reclaim.c */
+void sgxemu__lru_add(struct sgxemu_enclave *e, size_t page);
+void sgxemu__lru_del(struct sgxemu_enclave *e, size_t page);
+/* One reclaim batch: pages freed (0: nothing reclaimable). Paging lock
+ * held or not (it is recursive). */
+size_t sgxemu__reclaim_batch(bool direct);
+bool sgxemu__reclaim_enabled(void);
+/* Start ksgxd in this process if it is not running (normal context). */
+void sgxemu__ksgxd_start(void);
+/* Wake ksgxd (async-signal-safe: a write to an eventfd). */
+void sgxemu__ksgxd_wake(void);
+
+/* epc_alloc.c */
+size_t sgxemu__epc_nr_free(void);
+size_t sgxemu__epc_section_free(unsigned section);
+
+/* fault.c: load an evicted page (paging lock held). 0 or -EFAULT. */
+int sgxemu__paging_load(struct sgxemu_enclave *e, size_t page);
+
+/* stats.c */
+extern _Atomic uint64_t sgxemu__st_evicted, sgxemu__st_reloaded,
+	sgxemu__st_ksgxd_runs, sgxemu__st_direct_runs, sgxemu__st_reload_failed,
+	sgxemu__st_aging_faults, sgxemu__st_kicks;
+
+#endif

@@ -1,0 +1,308 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The reclaimer: each enclave's LRU of resident REG/TCS pages, aging,
+ * batches of 16 as the kernel's sgx_reclaim_pages (facts §9.3), and ksgxd.
+ *
+ * How "accessed" is observed. Hardware sets a PTE's accessed bit without a
+ * fault; a user-space emulator cannot read its own PTEs' accessed bits, so
+ * the reclaimer makes them observable: scanning a page that was young
+ * clears "young" and removes the page's host protection (PROT_NONE, state
+ * PS_AGED) before putting it back at the tail. The next access by enclave
+ * code faults; the engine's handler sees an aged page, restores the
+ * protection, marks the page young and lets the instruction run again *in
+ * enclave mode*, without an AEX (fault.c), as the hardware's accessed bit
+ * costs no exit. A page still old (never touched since it was aged) at its
+ * next scan is evicted. Accesses the processor model makes itself (TCS,
+ * SSA at EENTER/AEX) go through the EPC, not the mapping, so they do not
+ * count: a TCS is young only while enclave code touches it (a later
+ * entry reloads it if needed).
+ *
+ * One batch: isolate up to 16 old pages of one enclave (round robin over
+ * the enclaves), make them inaccessible in the process, EBLOCK each,
+ * ETRACK, kick the enclave's threads out of enclave mode, EWB each into
+ * the backing file with its VA slot (SGX_NOT_TRACKED: kick again and wait
+ * until the threads that could hold the old translation have left).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "driver/paging.h"
+
+static pthread_mutex_t pg_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+static int enabled = 1;
+static int rr_cursor;
+static int ksgxd_efd = -1;
+static pid_t ksgxd_pid;
+static atomic_bool ewb_warned;
+
+void sgxemu__paging_lock(void)
+{
+	pthread_mutex_lock(&pg_lock);
+}
+
+bool sgxemu__paging_trylock(void)
+{
+	return pthread_mutex_trylock(&pg_lock) == 0;
+}
+
+void sgxemu__paging_unlock(void)
+{
+	pthread_mutex_unlock(&pg_lock);
+}
+
+bool sgxemu__reclaim_enabled(void)
+{
+	return enabled;
+}
+
+static void link_tail(struct sgxemu_paging *pg, size_t head, size_t n)
+{
+	uint32_t last = pg->prev[head];
+
+	pg->next[n] = (uint32_t)head;
+	pg->prev[n] = last;
+	pg->next[last] = (uint32_t)n;
+	pg->prev[head] = (uint32_t)n;
+	pg->lru_len++;
+	pg->state[n] |= PS_LRU;
+}
+
+static void unlink_page(struct sgxemu_paging *pg, size_t n)
+{
+	pg->next[pg->prev[n]] = pg->next[n];
+	pg->prev[pg->next[n]] = pg->prev[n];
+	pg->lru_len--;
+	pg->state[n] &= (uint8_t)~PS_LRU;
+}
+
+/* A page became resident (EADD, ELDU): young, at the tail. Lock held. */
+void sgxemu__lru_add(struct sgxemu_enclave *e, size_t n)
+{
+	struct sgxemu_paging *pg = e->pg;
+
+	if (pg->state[n] & PS_LRU)
+		return;
+	pg->state[n] |= PS_YOUNG;
+	link_tail(pg, e->npages, n);
+}
+
+void sgxemu__lru_del(struct sgxemu_enclave *e, size_t n)
+{
+	if (e->pg->state[n] & PS_LRU)
+		unlink_page(e->pg, n);
+}
+
+static struct sgxemu_enclave *pick_enclave(void)
+{
+	for (int i = 0; i < MAX_ENCLAVES; i++) {
+		int s = (rr_cursor + i) % MAX_ENCLAVES;
+		struct sgxemu_enclave *e = atomic_load(&sgxemu__enclaves[s]);
+
+		if (e && e->pg && e->pg->lru_len) {
+			rr_cursor = s + 1;
+			return e;
+		}
+	}
+	return NULL;
+}
+
+/* Waiting for threads to leave enclave mode: kick them again now and
+ * then (a kick that landed just before an entry was lost), else sleep. */
+static void wait_for_exits(struct sgxemu_enclave *e, unsigned tries)
+{
+	struct timespec ts = { 0, 20000 };
+
+	if (tries % 50 == 0)
+		atomic_fetch_add(&sgxemu__st_kicks, (uint64_t)sgxemu__kick(e));
+	if (tries == 50000 && !atomic_exchange(&ewb_warned, true))
+		sgxemu__write_str("sgxemu: reclaim: a thread does not leave "
+				  "enclave mode (is SGXEMU_KICK_SIGNAL "
+				  "blocked?); still waiting\n");
+	nanosleep(&ts, NULL);
+}
+
+/* Pick up to one batch of old pages, aging young ones on the way. */
+static size_t isolate(struct sgxemu_enclave *e, uint32_t *sel)
+{
+	struct sgxemu_paging *pg = e->pg;
+	size_t head = e->npages, nsel = 0, scanned = 0;
+	size_t limit = 2 * pg->lru_len + 1;
+
+	while (nsel < SGX_RECLAIM_BATCH && pg->lru_len && scanned < limit) {
+		size_t n = pg->next[head];
+
+		/* Like the kernel, look at a batch at a time, but keep going
+		 * until something is old, so a pass never comes back empty
+		 * while pages are resident. */
+		if (scanned >= SGX_RECLAIM_BATCH && nsel)
+			break;
+		scanned++;
+		unlink_page(pg, n);
+		if (pg->state[n] & PS_YOUNG) {
+			pg->state[n] = (uint8_t)((pg->state[n] & ~PS_YOUNG) |
+						 PS_AGED);
+			sgxemu__map_pages(e, n, 1, false);
+			link_tail(pg, head, n);
+			continue;
+		}
+		sel[nsel++] = (uint32_t)n;
+	}
+	return nsel;
+}
+
+size_t sgxemu__reclaim_batch(bool direct)
+{
+	struct sgx_cpu *cpu = sgxemu__cpu();
+	struct sgx_pageinfo pi __attribute__((aligned(32)));
+	uint32_t sel[SGX_RECLAIM_BATCH];
+	long idx[SGX_RECLAIM_BATCH];
+	struct sgxemu_enclave *e;
+	struct sgxemu_paging *pg;
+	size_t nsel, freed = 0;
+	void *secs;
+	unsigned tries;
+	int r;
+
+	/*
+	 * An EPC smaller than twice the high watermark cannot keep the
+	 * watermarks at all (tests of EPC exhaustion use such sizes): there
+	 * a full EPC is ENOMEM, as without a reclaimer.
+	 */
+	if (!enabled || sgxemu__cpu()->nr_pages < 2 * SGX_NR_HIGH_PAGES)
+		return 0;
+	sgxemu__paging_lock();
+	e = pick_enclave();
+	if (!e)
+		goto out;
+	pg = e->pg;
+	secs = sgx_epc_page(cpu, (size_t)e->secs_index);
+	nsel = isolate(e, sel);
+
+	/* Block: no new translations, in the process and in the EPCM. */
+	for (size_t i = 0; i < nsel; i++) {
+		size_t n = sel[i];
+		uint32_t v = __atomic_load_n(&e->ctl->pages[n], __ATOMIC_ACQUIRE);
+
+		idx[i] = (long)v - 1;
+		pg->state[n] = (uint8_t)((pg->state[n] & ~PS_AGED) | PS_RECLAIM);
+		sgxemu__map_pages(e, n, 1, false);
+		r = v ? sgx_eblock(cpu, sgx_epc_page(cpu, (size_t)idx[i])) : -1;
+		if (r && r != SGX_BLKSTATE) {
+			/* Not blockable (e.g. EREMOVEd meanwhile): skip. */
+			pg->state[n] &= (uint8_t)~PS_RECLAIM;
+			if (v)
+				sgxemu__lru_add(e, n);
+			idx[i] = -1;
+		}
+	}
+
+	/* Track: start a cycle, then make every thread in the enclave AEX. */
+	for (tries = 0; (r = sgx_etrack(cpu, secs)) == SGX_PREV_TRK_INCMPL;
+	     tries++)
+		wait_for_exits(e, tries);
+	atomic_fetch_add(&sgxemu__st_kicks, (uint64_t)sgxemu__kick(e));
+
+	for (size_t i = 0; i < nsel; i++) {
+		size_t n = sel[i];
+
+		if (idx[i] < 0)
+			continue;
+		for (tries = 1;; tries++) {
+			memset(&pi, 0, sizeof(pi));
+			pi.srcpge = (uint64_t)(uintptr_t)(pg->backing +
+							  n * SGX_PAGE_SIZE);
+			pi.secinfo = (uint64_t)(uintptr_t)&pg->pcmd[n];
+			r = sgx_ewb(cpu, &pi, sgx_epc_page(cpu, (size_t)idx[i]),
+				    sgxemu__va_slot(e, n));
+			if (r != SGX_NOT_TRACKED)
+				break;
+			wait_for_exits(e, tries);
+		}
+		if (r && r != SGX_VA_SLOT_OCCUPIED) {
+			/* As the kernel: the contents are lost. */
+			sgxemu__write_str("sgxemu: reclaim: EWB failed\n");
+			pg->state[n] = PS_ADDED | PS_EVICTED | PS_LOST;
+			continue;
+		}
+		sgxemu__epc_free(idx[i]);
+		pg->state[n] = PS_ADDED | PS_EVICTED;
+		pg->resident--;
+		pg->evicted++;
+		pg->evictions++;
+		freed++;
+	}
+	atomic_fetch_add(&sgxemu__st_evicted, freed);
+	atomic_fetch_add(direct ? &sgxemu__st_direct_runs
+				: &sgxemu__st_ksgxd_runs, 1);
+out:
+	sgxemu__paging_unlock();
+	return freed;
+}
+
+/* ksgxd: sleeps until an allocation leaves fewer than the low watermark
+ * free, then reclaims until the high watermark is reached or nothing is
+ * reclaimable. All signals blocked: it never enters an enclave, and
+ * process-directed signals belong to the application's threads. */
+static void *ksgxd(void *arg)
+{
+	struct pollfd p = { .fd = (int)(intptr_t)arg, .events = POLLIN };
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	for (;;) {
+		uint64_t v;
+
+		if (poll(&p, 1, 100) > 0 && read(p.fd, &v, sizeof(v)) < 0)
+			continue;
+		while (sgxemu__epc_nr_free() < SGX_NR_HIGH_PAGES &&
+		       sgxemu__reclaim_batch(false))
+			;
+	}
+	return NULL;
+}
+
+void sgxemu__ksgxd_start(void)
+{
+	static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
+	const char *v = getenv("SGXEMU_EPC_RECLAIM");
+	pthread_attr_t attr;
+	pthread_t t;
+	int fd;
+
+	enabled = !(v && !strcmp(v, "0"));
+	pthread_mutex_lock(&start_lock);
+	/* Once per process: a forked child starts its own. */
+	if (!enabled || ksgxd_pid == getpid())
+		goto out;
+	fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (fd < 0)
+		goto out;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&t, &attr, ksgxd, (void *)(intptr_t)fd) == 0) {
+		ksgxd_efd = fd;
+		ksgxd_pid = getpid();
+	} else {
+		close(fd);
+	}
+	pthread_attr_destroy(&attr);
+out:
+	pthread_mutex_unlock(&start_lock);
+}
+
+void sgxemu__ksgxd_wake(void)
+{
+	uint64_t one = 1;
+	int fd = ksgxd_efd;
+
+	if (fd >= 0 && ksgxd_pid == getpid() && write(fd, &one, sizeof(one)) < 0)
+		return;
+}

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The EPC-paging test enclave (tests/integration/test_paging*.c): the
+ * layout of test_encl.S (layout.h) for its first pages, then a heap of any
+ * size at PAGING_HEAP (paging_encl.h) that the loader adds. Commands
+ * (RDI), on heap pages [RSI, RSI+RDX) with seed R8:
+ *   P_FILL   write the pattern to every byte of those pages
+ *   P_CHECK  read them back twice, forwards and in a strided order;
+ *            RDX = checksum of every value read, in read order,
+ *            RSI = values that differ from the pattern
+ * The checksum is computed only here; the host recomputes it from the
+ * formula (paging_encl.h) and compares.
+ */
+#include "layout.h"
+#include "paging_encl.h"
+
+#define ENCLU .byte 0x0f, 0x01, 0xd7
+
+	.macro TCS ssa, nssa, fs
+	.quad 0, 0, \ssa
+	.long 0, \nssa
+	.quad encl_entry, 0, \fs, \fs
+	.long 0xffffffff, 0xffffffff
+	.fill 4024, 1, 0
+	.endm
+
+	.section .tcs, "a"
+	.globl	encl_base
+encl_base:
+	TCS L_SSA0, 2, L_FSGS + 0x0000
+	TCS L_SSA1, 2, L_FSGS + 0x2000
+	TCS L_SSA2, 1, L_FSGS + 0x4000
+
+	.macro FSPAGE stack, tcs
+	.quad \stack - \tcs
+	.fill 7, 8, 0
+	.balign 4096, 0
+	.endm
+	.section .fsgs, "aw"
+	FSPAGE L_STACK0, L_TCS0
+	.fill 4096, 1, 0
+	FSPAGE L_STACK1, L_TCS1
+	.fill 4096, 1, 0
+	FSPAGE L_STACK2, L_TCS2
+	.fill 4096, 1, 0
+
+	.section .data.ssa, "aw"
+	.fill 6 * 4096, 1, 0
+
+	.section .text.entry, "ax"
+	.globl encl_entry
+encl_entry:
+	mov	%rsp, %fs:FS_HOST_RSP
+	mov	%rbp, %fs:FS_HOST_RBP
+	mov	%rcx, %fs:FS_RET
+	mov	%fs:FS_STACK, %rsp
+	add	%rbx, %rsp
+	/* paging_cmd(cmd, first, count, seed, base) -> RAX checksum,
+	 * RDX mismatches (a struct of two u64 returned in RAX:RDX). */
+	mov	%r8, %r9		/* seed */
+	lea	encl_base(%rip), %r8	/* base */
+	mov	%rdx, %rcx		/* count */
+	mov	%rsi, %rdx		/* first */
+	mov	%rdi, %rsi		/* cmd */
+	mov	%r9, %rdi		/* seed */
+	/* C: paging_cmd(seed, cmd, first, count, base) */
+	call	paging_cmd
+	mov	%rdx, %rsi		/* mismatches */
+	mov	%rax, %rdx		/* checksum */
+	xor	%eax, %eax
+	xor	%ecx, %ecx
+	xor	%edi, %edi
+	xor	%r8d, %r8d
+	xor	%r9d, %r9d
+	xor	%r10d, %r10d
+	xor	%r11d, %r11d
+	mov	%fs:FS_HOST_RSP, %rsp
+	mov	%fs:FS_HOST_RBP, %rbp
+	mov	%fs:FS_RET, %rbx
+	mov	$4, %eax
+	ENCLU
+	ud2
+
+	/* What a compiler may call even in freestanding code. */
+	.globl	memcpy
+memcpy:
+	mov	%rdi, %rax
+	mov	%rdx, %rcx
+	rep movsb
+	ret
+	.globl	memset
+memset:
+	mov	%rdi, %r9
+	mov	%esi, %eax
+	mov	%rdx, %rcx
+	rep stosb
+	mov	%r9, %rax
+	ret

@@ -1,0 +1,415 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * EPC oversubscription end to end (issue 6): enclaves several times larger
+ * than the EPC run through the C API while the driver evicts (EBLOCK,
+ * ETRACK, kick, EWB) and reloads (#PF, AEX, ELDU, ERESUME) their pages.
+ * Every check reads a checksum only the enclave computed
+ * (tests/enclaves/paging_encl.*), recomputed here from the formula.
+ * Each TEST runs in its own process, so each configures its own EPC.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "test.h"
+#include "../enclaves/encl_util.h"
+#include "../enclaves/paging_encl.h"
+#include "driver/paging.h"
+
+#define MiB		(1024 * 1024ULL)
+#define EPC_SIZE	(8 * MiB)
+
+struct pencl {
+	struct sgxemu_enclave *e;
+	uint64_t base;
+	uint64_t heap_pages;
+};
+
+static void epc_configure(void)
+{
+	struct sgxemu_platform_config cfg = {
+		.epc_size = EPC_SIZE, .sgx2 = -1, .guard = -1, .host_enclu = -1,
+	};
+
+	sgxemu_platform_configure(&cfg);
+}
+
+/* The layout image, then @heap_mib of RW heap at PAGING_HEAP, EINIT. */
+static const char *pload(struct pencl *p, uint64_t heap_mib)
+{
+	uint64_t size = 2 * MiB, heap = heap_mib * MiB;
+	struct sgx_sigstruct *sig = NULL;
+	struct sgx_secinfo si;
+	struct sgx_secs secs;
+	char path[512];
+	uint8_t *img, page[4096];
+	const char *why = NULL;
+	size_t isize = 0;
+	int err = 0;
+
+	while (size < PAGING_HEAP + heap)
+		size <<= 1;
+	snprintf(path, sizeof(path), "%s/enclaves/paging_encl.bin",
+		 test_build_dir());
+	img = tu_read(path, &isize);
+	if (!img)
+		return "cannot read paging_encl.bin";
+	memset(p, 0, sizeof(*p));
+	memset(&secs, 0, sizeof(secs));
+	secs.size = size;
+	secs.base = tu_free_base(size);
+	secs.ssa_frame_size = 1;
+	secs.miscselect = SGX_MISC_EXINFO;
+	secs.attributes.flags = SGX_ATTR_MODE64BIT | SGX_ATTR_DEBUG;
+	secs.attributes.xfrm = SGX_XFRM_LEGACY;
+	if (sgxemu_enclave_create(&secs, 0, &p->e, &err)) {
+		why = "ECREATE failed";
+		goto out;
+	}
+	for (size_t i = 0; i < L_PAGES; i++) {
+		memset(&si, 0, sizeof(si));
+		si.flags = tu_layout_secinfo(i);
+		memset(page, 0, sizeof(page));
+		if ((i + 1) * 4096 <= isize)
+			memcpy(page, img + i * 4096, 4096);
+		if (sgxemu_enclave_add_page(p->e, secs.base + i * 4096, page,
+					    &si, 0xffff, tu_prot(si.flags),
+					    &err)) {
+			why = "EADD of the image failed";
+			goto out;
+		}
+	}
+	memset(page, 0, sizeof(page));
+	memset(&si, 0, sizeof(si));
+	si.flags = SGX_SECINFO_REG | SGX_SECINFO_R | SGX_SECINFO_W;
+	for (uint64_t off = 0; off < heap; off += 4096)
+		if (sgxemu_enclave_add_page(p->e, secs.base + PAGING_HEAP + off,
+					    page, &si, 0, PROT_READ | PROT_WRITE,
+					    &err)) {
+			why = "EADD of the heap failed";
+			goto out;
+		}
+	sig = aligned_alloc(4096, 4096);
+	if (!sig || tu_sigstruct(p->e, &secs, sig, test_shared_path(SEED_KEY))) {
+		why = "signing failed";
+		goto out;
+	}
+	if (sgxemu_enclave_init(p->e, sig, NULL, &err))
+		why = "EINIT failed";
+out:
+	free(sig);
+	free(img);
+	p->base = secs.base;
+	p->heap_pages = heap / 4096;
+	return why;
+}
+
+#define PLOAD(p, mib) do { \
+	const char *why_ = pload((p), (mib)); \
+	if (why_) { test_fail(__FILE__, __LINE__, "load: %s", why_); return; } \
+} while (0)
+
+static uint64_t expected_checksum(uint64_t seed, uint64_t first,
+				  uint64_t count)
+{
+	uint64_t c = 0;
+
+	for (uint64_t k = 0; k < count; k++)
+		for (uint64_t j = 0; j < 512; j++)
+			c = paging_fold(c, paging_value(seed, first + k, j));
+	for (uint64_t k = 0; k < count; k++) {
+		uint64_t pg = first + paging_second(k, count);
+
+		for (uint64_t j = 0; j < 512; j++)
+			c = paging_fold(c, paging_value(seed, pg, j));
+	}
+	return c;
+}
+
+/* One command on TCS @t; the run's exit reason tells whether it faulted. */
+static int pcall(struct pencl *p, int t, uint64_t cmd, uint64_t first,
+		 uint64_t count, uint64_t seed, struct sgxemu_run *run)
+{
+	return tu_call(run, p->base + (uint64_t)t * 4096, cmd, first, count,
+		       seed);
+}
+
+/* Fill, then check: 0 when the enclave's checksum is the expected one. */
+static int fill_and_check(struct pencl *p, int t, uint64_t first,
+			  uint64_t count, uint64_t seed)
+{
+	struct sgxemu_run run;
+
+	if (pcall(p, t, P_FILL, first, count, seed, &run) ||
+	    run.exit_reason != SGXEMU_EXIT_EEXIT) {
+		fprintf(stderr, "fill: exit %d vector %d err %x addr %llx\n",
+			run.exit_reason, run.exception.vector,
+			run.exception.error_code,
+			(unsigned long long)run.exception.address);
+		return -1;
+	}
+	if (pcall(p, t, P_CHECK, first, count, seed, &run) ||
+	    run.exit_reason != SGXEMU_EXIT_EEXIT)
+		return -2;
+	if (run.regs.rsi != 0)
+		return -3;
+	return run.regs.rdx == expected_checksum(seed, first, count) ? 0 : -4;
+}
+
+TEST(paging_enclave_4x_the_epc)
+{
+	struct sgxemu_platform_stats ps;
+	struct sgxemu_enclave_stats es;
+	struct pencl p;
+
+	epc_configure();
+	PLOAD(&p, 32);
+	REQUIRE_EQ(sgxemu_platform_stats(&ps), 0);
+	CHECK_EQ(ps.epc_total_pages, EPC_SIZE / 4096);
+	CHECK(ps.pages_evicted > 0);	/* loading alone overflowed the EPC */
+	CHECK_EQ(fill_and_check(&p, 0, 0, p.heap_pages, 0x5eed), 0);
+	/* A second, different pattern over the same pages. */
+	CHECK_EQ(fill_and_check(&p, 0, 0, p.heap_pages, 0xabcdef), 0);
+
+	REQUIRE_EQ(sgxemu_platform_stats(&ps), 0);
+	REQUIRE_EQ(sgxemu_enclave_stats(p.e, &es), 0);
+	CHECK(ps.pages_evicted >= 3 * p.heap_pages);
+	CHECK(ps.pages_reloaded >= 3 * p.heap_pages);
+	CHECK_EQ(ps.reload_failures, 0);
+	CHECK(ps.direct_reclaims + ps.reclaimer_runs > 0);
+	CHECK(ps.epc_free_pages <= ps.epc_total_pages);
+	CHECK_EQ(ps.nr_sections, 1);
+	CHECK_EQ(ps.sections[0].total_pages, EPC_SIZE / 4096);
+	CHECK(es.resident_pages < EPC_SIZE / 4096);
+	CHECK(es.evicted_pages > p.heap_pages / 2);
+	CHECK_EQ(es.resident_pages + es.evicted_pages,
+		 p.heap_pages + L_PAGES);
+	CHECK_EQ(es.va_pages, (p.heap_pages + L_PAGES + 511) / 512);
+	CHECK(es.evictions > 0 && es.reloads > 0);
+	CHECK_EQ(sgxemu_enclave_destroy(p.e), 0);
+	/* Destroying it gave back every EPC page (VA pages included). */
+	REQUIRE_EQ(sgxemu_platform_stats(&ps), 0);
+	CHECK_EQ(ps.epc_free_pages, ps.epc_total_pages);
+}
+
+TEST(paging_several_enclaves_share_the_epc)
+{
+	struct sgxemu_platform_stats ps;
+	struct pencl p[3];
+
+	epc_configure();
+	for (int i = 0; i < 3; i++)
+		PLOAD(&p[i], 12);
+	for (int i = 0; i < 3; i++) {
+		struct sgxemu_run run;
+
+		REQUIRE_EQ(pcall(&p[i], 0, P_FILL, 0, p[i].heap_pages,
+				 100 + (uint64_t)i, &run), 0);
+		REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EEXIT);
+	}
+	/* Checked in turn, twice: each evicts the others' pages. */
+	for (int round = 0; round < 2; round++)
+		for (int i = 0; i < 3; i++) {
+			struct sgxemu_run run;
+
+			REQUIRE_EQ(pcall(&p[i], round, P_CHECK, 0,
+					 p[i].heap_pages, 100 + (uint64_t)i,
+					 &run), 0);
+			REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EEXIT);
+			CHECK_EQ(run.regs.rsi, 0);
+			CHECK_EQ(run.regs.rdx,
+				 expected_checksum(100 + (uint64_t)i, 0,
+						   p[i].heap_pages));
+		}
+	REQUIRE_EQ(sgxemu_platform_stats(&ps), 0);
+	CHECK_EQ(ps.nr_enclaves, 3);
+	CHECK(ps.pages_reloaded > 3 * 3072);
+	for (int i = 0; i < 3; i++)
+		CHECK_EQ(sgxemu_enclave_destroy(p[i].e), 0);
+	REQUIRE_EQ(sgxemu_platform_stats(&ps), 0);
+	CHECK_EQ(ps.epc_free_pages, ps.epc_total_pages);
+}
+
+struct worker {
+	struct pencl *p;
+	int tcs;
+	uint64_t first, count, seed;
+	int result;
+};
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+
+	w->result = 0;
+	for (int i = 0; i < 3 && !w->result; i++)
+		w->result = fill_and_check(w->p, w->tcs, w->first, w->count,
+					   w->seed + (uint64_t)i);
+	return NULL;
+}
+
+TEST(paging_two_threads_in_one_enclave)
+{
+	struct sgxemu_platform_stats ps;
+	struct worker w[2];
+	pthread_t t[2];
+	struct pencl p;
+
+	epc_configure();
+	PLOAD(&p, 32);
+	for (int i = 0; i < 2; i++) {
+		w[i] = (struct worker){ &p, i, (uint64_t)i * p.heap_pages / 2,
+					p.heap_pages / 2, 7 + 1000 * (uint64_t)i,
+					-99 };
+		REQUIRE_EQ(pthread_create(&t[i], NULL, work, &w[i]), 0);
+	}
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	CHECK_EQ(w[0].result, 0);
+	CHECK_EQ(w[1].result, 0);
+	REQUIRE_EQ(sgxemu_platform_stats(&ps), 0);
+	/* Threads were in enclave mode while pages were written back. */
+	CHECK(ps.kicks > 0);
+	CHECK_EQ(ps.reload_failures, 0);
+	CHECK_EQ(sgxemu_enclave_destroy(p.e), 0);
+}
+
+/* A heap page now in backing memory (not the first few: the tests
+ * below keep using pages far from it). */
+static long evicted_heap_page(struct pencl *p)
+{
+	size_t first = PAGING_HEAP / 4096 + 64;
+
+	for (size_t n = first; n < first + p->heap_pages - 128; n++)
+		if (p->e->pg->state[n] & PS_EVICTED)
+			return (long)n;
+	return -1;
+}
+
+/* The run of a check of one heap page that must fault: vector 14. */
+static void check_refused(struct pencl *p, int tcs, long n, uint64_t seed)
+{
+	struct sgxemu_platform_stats ps;
+	struct sgxemu_run run;
+	uint64_t hp = (uint64_t)n - PAGING_HEAP / 4096;
+
+	REQUIRE_EQ(pcall(p, tcs, P_CHECK, hp, 1, seed, &run), 0);
+	CHECK_EQ(run.exit_reason, SGXEMU_EXIT_EXCEPTION);
+	CHECK_EQ(run.exception.vector, X86_TRAP_PF);
+	CHECK_EQ(run.exception.address, p->base + (uint64_t)n * 4096);
+	REQUIRE_EQ(sgxemu_platform_stats(&ps), 0);
+	CHECK_EQ(ps.reload_failures, 1);
+	/* Refused for good, as Linux: the contents are gone. */
+	REQUIRE_EQ(pcall(p, 2, P_CHECK, hp, 1, seed, &run), 0);
+	CHECK_EQ(run.exit_reason, SGXEMU_EXIT_EXCEPTION);
+	CHECK_EQ(run.exception.vector, X86_TRAP_PF);
+}
+
+/* Nothing else suffered: the first pages still hold their pattern. */
+static void others_intact(struct pencl *p, uint64_t seed)
+{
+	struct sgxemu_run run;
+
+	/* TCS 1: TCS 0 has its SSA frame taken by the reported fault. */
+	REQUIRE_EQ(pcall(p, 1, P_CHECK, 0, 32, seed, &run), 0);
+	REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EEXIT);
+	CHECK_EQ(run.regs.rsi, 0);
+	CHECK_EQ(run.regs.rdx, expected_checksum(seed, 0, 32));
+}
+
+static void tamper(bool pcmd)
+{
+	struct sgxemu_run run;
+	struct pencl p;
+	long n;
+
+	epc_configure();
+	PLOAD(&p, 32);
+	REQUIRE_EQ(pcall(&p, 0, P_FILL, 0, p.heap_pages, 42, &run), 0);
+	REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EEXIT);
+	n = evicted_heap_page(&p);
+	REQUIRE(n >= 0);
+	if (pcmd)
+		((uint8_t *)&p.e->pg->pcmd[n])[112] ^= 0x01;	/* the MAC */
+	else
+		p.e->pg->backing[(size_t)n * 4096 + 1234] ^= 0x80;
+	check_refused(&p, 0, n, 42);
+	others_intact(&p, 42);
+	CHECK_EQ(sgxemu_enclave_destroy(p.e), 0);
+}
+
+TEST(paging_tampered_backing_is_refused)
+{
+	tamper(false);
+}
+
+TEST(paging_tampered_pcmd_is_refused)
+{
+	tamper(true);
+}
+
+TEST(paging_replayed_page_is_refused)
+{
+	struct sgxemu_run run;
+	struct sgx_pcmd old_pcmd;
+	uint8_t *old = malloc(4096);
+	uint64_t hp;
+	struct pencl p;
+	long n;
+	int i;
+
+	REQUIRE(old);
+	epc_configure();
+	PLOAD(&p, 32);
+	REQUIRE_EQ(pcall(&p, 0, P_FILL, 0, p.heap_pages, 42, &run), 0);
+	n = evicted_heap_page(&p);
+	REQUIRE(n >= 0);
+	hp = (uint64_t)n - PAGING_HEAP / 4096;
+	/* The attacker's copy of the evicted page (contents and PCMD). */
+	memcpy(old, p.e->pg->backing + (size_t)n * 4096, 4096);
+	memcpy(&old_pcmd, &p.e->pg->pcmd[n], sizeof(old_pcmd));
+	/* Reloaded, modified... */
+	REQUIRE_EQ(pcall(&p, 0, P_FILL, hp, 1, 43, &run), 0);
+	REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EEXIT);
+	CHECK(!(p.e->pg->state[n] & PS_EVICTED));
+	/* ... and evicted again (other pages push it out). */
+	for (i = 0; i < 8 && !(p.e->pg->state[n] & PS_EVICTED); i++) {
+		REQUIRE_EQ(pcall(&p, 1, P_CHECK, 0, 32, 42, &run), 0);
+		REQUIRE_EQ(pcall(&p, 1, P_CHECK, hp + 16,
+				 p.heap_pages - hp - 16, 42, &run), 0);
+	}
+	REQUIRE(p.e->pg->state[n] & PS_EVICTED);
+	/* The old copy, MAC-valid for its old version, is put back. */
+	memcpy(p.e->pg->backing + (size_t)n * 4096, old, 4096);
+	memcpy(&p.e->pg->pcmd[n], &old_pcmd, sizeof(old_pcmd));
+	check_refused(&p, 0, n, 42);
+	others_intact(&p, 42);
+	CHECK_EQ(sgxemu_enclave_destroy(p.e), 0);
+	free(old);
+}
+
+TEST(paging_stats_as_json)
+{
+	struct pencl p;
+	char buf[8192];
+	int fds[2];
+	ssize_t len;
+
+	epc_configure();
+	PLOAD(&p, 16);
+	REQUIRE_EQ(pipe(fds), 0);
+	REQUIRE_EQ(sgxemu_stats_write_json(fds[1]), 0);
+	close(fds[1]);
+	len = read(fds[0], buf, sizeof(buf) - 1);
+	close(fds[0]);
+	REQUIRE(len > 0);
+	buf[len] = 0;
+	CHECK(strstr(buf, "\"total_pages\":2048") != NULL);
+	CHECK(strstr(buf, "\"pages_evicted\":") != NULL);
+	CHECK(strstr(buf, "\"resident_pages\":") != NULL);
+	CHECK(strstr(buf, "\"enclaves\":[{") != NULL);
+	CHECK_EQ(sgxemu_enclave_destroy(p.e), 0);
+}

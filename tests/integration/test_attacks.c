@@ -59,10 +59,10 @@ static int run_child(const char *test, const char *policy_text, const char *expe
 		     const char *extra_env)
 {
 	char self[1024], cli[512], lib[512], policy[512], e1[64], e2[600], e3[600],
-	     e4[600], e5[600];
+	     e4[600], e5[600], e6[600], e7[600];
 	char *argv[] = { cli, "run", "--lib", lib, "--policy", policy, self,
 			 (char *)test, NULL };
-	char *envp[] = { e1, e2, e3, e4, e5, NULL };
+	char *envp[] = { e1, e2, e3, e4, e5, e6, e7, NULL };
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	int status;
 	pid_t pid;
@@ -81,6 +81,9 @@ static int run_child(const char *test, const char *policy_text, const char *expe
 		 getenv("SGXEMU_SHARED") ? getenv("SGXEMU_SHARED") : "../shared");
 	snprintf(e4, sizeof(e4), "HOME=%s", getenv("HOME") ? getenv("HOME") : "/");
 	snprintf(e5, sizeof(e5), "%s", extra_env ? extra_env : "SGXEMU_ATTACK_EXTRA=");
+	/* Under `make asan` the preloaded library carries the ASan runtime. */
+	snprintf(e6, sizeof(e6), "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0");
+	snprintf(e7, sizeof(e7), "B=%s", test_build_dir());
 	if (posix_spawn(&pid, cli, NULL, NULL, argv, envp))
 		return -1;
 	if (waitpid(pid, &status, 0) != pid)
@@ -473,6 +476,7 @@ TEST(policy_file_with_an_error_is_refused_at_start)
 	CHECK(strstr(out, ":3:") != NULL);
 	/* Through the environment: the shim stops the program before main. */
 	snprintf(cmd, sizeof(cmd), "SGXEMU_ATTACK_CHILD=refused SGXEMU_POLICY=%s "
+		 "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0 "
 		 "LD_PRELOAD=%s/libsgxemu.so /proc/%d/exe "
 		 "policy_file_with_an_error_is_refused_at_start 2>&1",
 		 policy, test_build_dir(), (int)getpid());
@@ -485,8 +489,8 @@ TEST(policy_file_with_an_error_is_refused_at_start)
 	CHECK(strstr(out, "policy refused") && strstr(out, ":3:"));
 	/* A correct policy lets the same program start. */
 	write_file(policy, "mode enforcing\npage.anon-exec deny\n");
-	snprintf(cmd, sizeof(cmd), "%s/sgxemu run --policy %s /bin/true", test_build_dir(),
-		 policy);
+	snprintf(cmd, sizeof(cmd), "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0 "
+		 "%s/sgxemu run --policy %s /bin/true", test_build_dir(), policy);
 	CHECK_EQ(system(cmd), 0);
 	unlink(policy);
 }

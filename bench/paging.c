@@ -10,6 +10,13 @@
  * 128-byte header, the same work per page. Ratio = emulated pages/s / raw
  * pages/s; both measured in the same run, best of ROUNDS, interleaved.
  *
+ * Then the whole system: the paging test enclave with a 32 MiB heap fills
+ * every heap page and reads it back twice (tests/enclaves/paging_encl.*),
+ * once with an 8 MiB EPC (4x oversubscribed: every page is evicted and
+ * reloaded through #PF, AEX, ELDU, ERESUME several times) and once with an
+ * EPC that holds it all; the slowdown is their ratio. Each runs in a
+ * forked child, because the platform's EPC size is fixed per process.
+ *
  * Last line, as for every benchmark: `paging ratio=R target=0.5`.
  */
 #include <stdio.h>
@@ -19,7 +26,12 @@
 
 #include <openssl/evp.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "cpu/cpu.h"
+#include "engine_bench.h"
+#include "../tests/enclaves/paging_util.h"
 
 #define PAGE		SGX_PAGE_SIZE
 #define NR_PAGES	1024		/* 4 MiB of enclave, reused each round */
@@ -155,6 +167,92 @@ static double round_raw(EVP_CIPHER_CTX *ctx, uint8_t *plain, uint8_t *cipher)
 	return now() - t0;
 }
 
+/* Fill + check of a 32 MiB heap with an EPC of @epc_mib: seconds, or < 0
+ * (the enclave's checksum is verified). In a child process. */
+static double workload(uint64_t epc_mib, uint64_t *evicted)
+{
+	struct { double t; uint64_t evicted; } res = { -1, 0 };
+	int fds[2];
+	pid_t pid;
+
+	if (pipe(fds))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		struct sgxemu_platform_config cfg = {
+			.epc_size = epc_mib * MiB, .sgx2 = -1, .guard = -1,
+			.host_enclu = -1,
+		};
+		struct sgxemu_platform_stats ps;
+		struct sgxemu_run run;
+		struct pencl p;
+		const char *why;
+		uint64_t seed = 0x1234, n;
+		double t0;
+
+		close(fds[0]);
+		sgxemu_platform_configure(&cfg);
+		why = pload(&p, 32);
+		if (why) {
+			fprintf(stderr, "paging: load: %s\n", why);
+			_exit(1);
+		}
+		n = p.heap_pages;
+		sgxemu_platform_stats(&ps);
+		res.evicted = ps.pages_evicted;
+		t0 = now();
+		if (tu_call(&run, p.base, P_FILL, 0, n, seed) ||
+		    run.exit_reason != SGXEMU_EXIT_EEXIT ||
+		    tu_call(&run, p.base, P_CHECK, 0, n, seed) ||
+		    run.exit_reason != SGXEMU_EXIT_EEXIT)
+			_exit(1);
+		res.t = now() - t0;
+		if (run.regs.rsi || run.regs.rdx != expected_checksum(seed, 0, n))
+			_exit(1);
+		sgxemu_platform_stats(&ps);
+		res.evicted = ps.pages_evicted - res.evicted;
+		if (write(fds[1], &res, sizeof(res)) != sizeof(res))
+			_exit(1);
+		_exit(0);
+	}
+	close(fds[1]);
+	if (pid < 0 || read(fds[0], &res, sizeof(res)) != sizeof(res))
+		res.t = -1;
+	close(fds[0]);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	*evicted = res.evicted;
+	return res.t;
+}
+
+static void oversubscription(void)
+{
+	double over = 1e9, resident = 1e9;
+	uint64_t ev_over = 0, ev_res = 0;
+
+	for (int i = 0; i < 3; i++) {
+		double o = workload(8, &ev_over), r = workload(64, &ev_res);
+
+		if (o < 0 || r < 0) {
+			printf("paging: oversubscribed workload failed\n");
+			return;
+		}
+		if (o < over)
+			over = o;
+		if (r < resident)
+			resident = r;
+	}
+	printf("paging: 32 MiB heap, fill + 2 reads, EPC 64 MiB (resident) "
+	       "%8.3f s (%llu evictions)\n", resident,
+	       (unsigned long long)ev_res);
+	printf("paging: 32 MiB heap, fill + 2 reads, EPC 8 MiB (4x over)  "
+	       "%8.3f s (%llu evictions)\n", over,
+	       (unsigned long long)ev_over);
+	printf("paging: oversubscribed slowdown %.1fx (%.1f us per eviction "
+	       "and reload)\n", over / resident,
+	       ev_over ? (over - resident) / (double)ev_over * 1e6 : 0.0);
+}
+
 int main(void)
 {
 	uint8_t *plain = aligned_alloc(PAGE, PAGE), *cipher = aligned_alloc(PAGE, PAGE);
@@ -180,6 +278,7 @@ int main(void)
 			best_raw = w;
 	}
 	ratio = best_raw / best_emu;
+	oversubscription();
 	printf("paging: EBLOCK+ETRACK/16+EWB+ELDU   %10.0f pages/s (%.2f us/page)\n",
 	       NR_PAGES / best_emu, best_emu / NR_PAGES * 1e6);
 	printf("paging: raw AES-128-GCM seal+open   %10.0f pages/s (%.2f us/page)\n",

@@ -52,6 +52,7 @@ struct sgxemu_paging {
 	uint32_t nr_slots;		/* VA slots handed out */
 	size_t   resident, evicted;	/* child pages in EPC / in backing */
 	uint64_t evictions, reloads;	/* counters for statistics */
+	bool     shared;		/* inherited across fork: not reclaimed */
 };
 
 /* The paging lock (reclaim.c). */

@@ -105,7 +105,7 @@ static struct sgxemu_enclave *pick_enclave(void)
 		int s = (rr_cursor + i) % MAX_ENCLAVES;
 		struct sgxemu_enclave *e = atomic_load(&sgxemu__enclaves[s]);
 
-		if (e && e->pg && e->pg->lru_len) {
+		if (e && e->pg && e->pg->lru_len && !e->pg->shared) {
 			rr_cursor = s + 1;
 			return e;
 		}
@@ -269,6 +269,49 @@ static void *ksgxd(void *arg)
 	return NULL;
 }
 
+/*
+ * fork(): the EPC memfd, and so every enclave page and VA page, is shared
+ * with the child (src/driver/epc_fork.c), while the EPCM and the page
+ * states are copied. Evicting a shared page in one process would take it
+ * from the other, so enclaves that exist at a fork are no longer reclaimed
+ * in either process (pages already evicted still reload, in the first
+ * process that touches them). The paging lock is held across the fork, so
+ * the child never inherits a batch half done.
+ */
+static void fork_prepare(void)
+{
+	sgxemu__paging_lock();
+}
+
+static void mark_shared(void)
+{
+	for (int i = 0; i < MAX_ENCLAVES; i++) {
+		struct sgxemu_enclave *e = atomic_load(&sgxemu__enclaves[i]);
+
+		if (e && e->pg)
+			e->pg->shared = true;
+	}
+}
+
+static void fork_parent(void)
+{
+	mark_shared();
+	sgxemu__paging_unlock();
+}
+
+/* The child's only thread has a new thread id, which a recursive mutex's
+ * unlock would refuse as not the owner: the child starts with a new one. */
+static void fork_child(void)
+{
+	pthread_mutexattr_t a;
+
+	mark_shared();
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&pg_lock, &a);
+	pthread_mutexattr_destroy(&a);
+}
+
 void sgxemu__ksgxd_start(void)
 {
 	static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -277,8 +320,12 @@ void sgxemu__ksgxd_start(void)
 	pthread_t t;
 	int fd;
 
+	static bool atfork;
+
 	enabled = !(v && !strcmp(v, "0"));
 	pthread_mutex_lock(&start_lock);
+	if (!atfork && !pthread_atfork(fork_prepare, fork_parent, fork_child))
+		atfork = true;
 	/* Once per process: a forked child starts its own. */
 	if (!enabled || ksgxd_pid == getpid())
 		goto out;

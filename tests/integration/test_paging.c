@@ -12,21 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "test.h"
 #include "../enclaves/encl_util.h"
-#include "../enclaves/paging_encl.h"
+#include "../enclaves/paging_util.h"
 #include "driver/paging.h"
 
-#define MiB		(1024 * 1024ULL)
 #define EPC_SIZE	(8 * MiB)
-
-struct pencl {
-	struct sgxemu_enclave *e;
-	uint64_t base;
-	uint64_t heap_pages;
-};
 
 static void epc_configure(void)
 {
@@ -37,97 +31,10 @@ static void epc_configure(void)
 	sgxemu_platform_configure(&cfg);
 }
 
-/* The layout image, then @heap_mib of RW heap at PAGING_HEAP, EINIT. */
-static const char *pload(struct pencl *p, uint64_t heap_mib)
-{
-	uint64_t size = 2 * MiB, heap = heap_mib * MiB;
-	struct sgx_sigstruct *sig = NULL;
-	struct sgx_secinfo si;
-	struct sgx_secs secs;
-	char path[512];
-	uint8_t *img, page[4096];
-	const char *why = NULL;
-	size_t isize = 0;
-	int err = 0;
-
-	while (size < PAGING_HEAP + heap)
-		size <<= 1;
-	snprintf(path, sizeof(path), "%s/enclaves/paging_encl.bin",
-		 test_build_dir());
-	img = tu_read(path, &isize);
-	if (!img)
-		return "cannot read paging_encl.bin";
-	memset(p, 0, sizeof(*p));
-	memset(&secs, 0, sizeof(secs));
-	secs.size = size;
-	secs.base = tu_free_base(size);
-	secs.ssa_frame_size = 1;
-	secs.miscselect = SGX_MISC_EXINFO;
-	secs.attributes.flags = SGX_ATTR_MODE64BIT | SGX_ATTR_DEBUG;
-	secs.attributes.xfrm = SGX_XFRM_LEGACY;
-	if (sgxemu_enclave_create(&secs, 0, &p->e, &err)) {
-		why = "ECREATE failed";
-		goto out;
-	}
-	for (size_t i = 0; i < L_PAGES; i++) {
-		memset(&si, 0, sizeof(si));
-		si.flags = tu_layout_secinfo(i);
-		memset(page, 0, sizeof(page));
-		if ((i + 1) * 4096 <= isize)
-			memcpy(page, img + i * 4096, 4096);
-		if (sgxemu_enclave_add_page(p->e, secs.base + i * 4096, page,
-					    &si, 0xffff, tu_prot(si.flags),
-					    &err)) {
-			why = "EADD of the image failed";
-			goto out;
-		}
-	}
-	memset(page, 0, sizeof(page));
-	memset(&si, 0, sizeof(si));
-	si.flags = SGX_SECINFO_REG | SGX_SECINFO_R | SGX_SECINFO_W;
-	for (uint64_t off = 0; off < heap; off += 4096)
-		if (sgxemu_enclave_add_page(p->e, secs.base + PAGING_HEAP + off,
-					    page, &si, 0, PROT_READ | PROT_WRITE,
-					    &err)) {
-			why = "EADD of the heap failed";
-			goto out;
-		}
-	sig = aligned_alloc(4096, 4096);
-	if (!sig || tu_sigstruct(p->e, &secs, sig, test_shared_path(SEED_KEY))) {
-		why = "signing failed";
-		goto out;
-	}
-	if (sgxemu_enclave_init(p->e, sig, NULL, &err))
-		why = "EINIT failed";
-out:
-	free(sig);
-	free(img);
-	p->base = secs.base;
-	p->heap_pages = heap / 4096;
-	return why;
-}
-
 #define PLOAD(p, mib) do { \
 	const char *why_ = pload((p), (mib)); \
 	if (why_) { test_fail(__FILE__, __LINE__, "load: %s", why_); return; } \
 } while (0)
-
-static uint64_t expected_checksum(uint64_t seed, uint64_t first,
-				  uint64_t count)
-{
-	uint64_t c = 0;
-
-	for (uint64_t k = 0; k < count; k++)
-		for (uint64_t j = 0; j < 512; j++)
-			c = paging_fold(c, paging_value(seed, first + k, j));
-	for (uint64_t k = 0; k < count; k++) {
-		uint64_t pg = first + paging_second(k, count);
-
-		for (uint64_t j = 0; j < 512; j++)
-			c = paging_fold(c, paging_value(seed, pg, j));
-	}
-	return c;
-}
 
 /* One command on TCS @t; the run's exit reason tells whether it faulted. */
 static int pcall(struct pencl *p, int t, uint64_t cmd, uint64_t first,
@@ -412,4 +319,53 @@ TEST(paging_stats_as_json)
 	CHECK(strstr(buf, "\"resident_pages\":") != NULL);
 	CHECK(strstr(buf, "\"enclaves\":[{") != NULL);
 	CHECK_EQ(sgxemu_enclave_destroy(p.e), 0);
+}
+
+/* SGXEMU_STATS=FILE: the JSON is written when the process exits. */
+TEST(paging_stats_file_at_exit)
+{
+	char path[] = "/tmp/sgxemu-stats-XXXXXX";
+	size_t len = 0;
+	char *buf;
+	int fd = mkstemp(path), status = 0;
+	pid_t pid;
+
+	REQUIRE(fd >= 0);
+	close(fd);
+	pid = fork();
+	if (pid == 0) {
+		struct pencl p;
+
+		setenv("SGXEMU_STATS", path, 1);
+		epc_configure();
+		if (pload(&p, 12))
+			_exit(2);
+		exit(0);	/* atexit handlers run */
+	}
+	REQUIRE(pid > 0);
+	REQUIRE_EQ(waitpid(pid, &status, 0), pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	buf = tu_read(path, &len);
+	unlink(path);
+	REQUIRE(buf);
+	buf = realloc(buf, len + 1);
+	REQUIRE(buf);
+	buf[len] = 0;
+	CHECK(strstr(buf, "\"pages_evicted\":") != NULL);
+	CHECK(strstr(buf, "\"evicted_pages\":") != NULL);
+	free(buf);
+}
+
+/* The kick signal is the engine's: the application cannot take it. */
+TEST(paging_kick_signal_is_reserved)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_IGN;
+	errno = 0;
+	CHECK_EQ(sgxemu_sigaction(SGXEMU_KICK_SIGNAL, &sa, NULL), -1);
+	CHECK_EQ(errno, EINVAL);
+	/* Reading the application's view still works. */
+	CHECK_EQ(sgxemu_sigaction(SGXEMU_KICK_SIGNAL, NULL, &sa), 0);
 }

@@ -293,6 +293,39 @@ static void report(int signo, siginfo_t *orig, ucontext_t *uc,
 }
 
 /*
+ * Guard mode shuts every ELRANGE when the last thread leaves enclave mode
+ * and opens them all at the next entry: one mprotect per run of pages,
+ * thousands once the reclaimer has scattered protections. The exits of
+ * paging (a fault-in, a kick) resume at once at the AEP, with only
+ * sgxemu's code and the AEP's ERESUME in between, so they keep the guard's
+ * reference instead; the next entry of this thread takes it over.
+ */
+static void keep_guard(struct sgxemu_tcb *tcb)
+{
+	if (!tcb->guard_kept) {
+		sgxemu__guard_enter();
+		tcb->guard_kept = true;
+	}
+}
+
+static void drop_guard(struct sgxemu_tcb *tcb)
+{
+	if (tcb->guard_kept) {
+		tcb->guard_kept = false;
+		sgxemu__guard_exit();
+	}
+}
+
+/* An entry: take over a kept reference, or open the guard. */
+void sgxemu__guard_entry(struct sgxemu_tcb *tcb)
+{
+	if (tcb->guard_kept)
+		tcb->guard_kept = false;
+	else
+		sgxemu__guard_enter();
+}
+
+/*
  * A page the driver could not load (ELDU refused its backing): the fault
  * the kernel gives, SIGBUS (BUS_ADRERR) at the address, or the exception
  * report of a fixup (vector 14) at the vDSO / C API.
@@ -351,10 +384,13 @@ static bool paging_fault(struct sgxemu_tcb *tcb, ucontext_t *uc,
 		return false;
 	}
 	errcd = pf_errcd(tcb, addr, kerr);
+	keep_guard(tcb);
 	do_aex(tcb, uc, save, true, X86_TRAP_PF, errcd, addr, rip);
-	if (sgxemu__paging_fault(e, addr))
+	if (sgxemu__paging_fault(e, addr)) {
+		drop_guard(tcb);
 		report_sigbus(uc, errcd, addr & ~(uint64_t)(SGX_PAGE_SIZE - 1),
 			      tcb->lp.aep);
+	}
 	return true;
 }
 
@@ -529,6 +565,7 @@ void sgxemu__enclave_signal(int signo, siginfo_t *info, ucontext_t *uc,
 	}
 	if (signo == SGXEMU_KICK_SIGNAL) {
 		/* The reclaimer's kick: an interrupt, nothing to deliver. */
+		keep_guard(tcb);
 		do_aex(tcb, uc, save, false, 0, 0, 0, rip);
 		return;
 	}
@@ -687,6 +724,7 @@ bool sgxemu__host_enclu(int signo, siginfo_t *info, ucontext_t *uc,
 		uint64_t addr = v == X86_TRAP_PF ?
 			tcs & ~(SGX_PAGE_SIZE - 1) : 0;
 
+		drop_guard(tcb);
 		/* The fault is the ENCLU's: as if at the AEP for the
 		 * trampoline (whose "ENCLU" is the caller's call). */
 		g[REG_RSP] = rsp;
@@ -726,6 +764,6 @@ bool sgxemu__host_enclu(int signo, siginfo_t *info, ucontext_t *uc,
 	save->fs = lp->fsbase;
 	save->gs = lp->gsbase;
 	save->selector = SEL_BLOCK;
-	sgxemu__guard_enter();
+	sgxemu__guard_entry(tcb);
 	return true;
 }

@@ -104,6 +104,8 @@ struct sgxemu_tcb {
 	struct sgxemu_run *api_run;	/* sgxemu_enter() in progress */
 	uint64_t aex_count;
 	uint32_t stale_faults;		/* consecutive stale paging faults */
+	bool     guard_kept;		/* guard reference kept across an
+					 * exit that resumes at once */
 	int      slot;
 	int      tid;
 };
@@ -169,6 +171,8 @@ struct sgxemu_fixup_entry {
 	unsigned flags;
 };
 uintptr_t sgxemu__fixup_find(uintptr_t aep, unsigned vector);
+/* Guard mode at an entry (EENTER/ERESUME) of @tcb's thread. */
+void sgxemu__guard_entry(struct sgxemu_tcb *tcb);
 
 /* map.c */
 /* Apply the effective protections of pages [first, first+n): @remap

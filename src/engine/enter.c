@@ -69,7 +69,7 @@ struct sgxemu_tcb *sgxemu__enter_fast(uint64_t *f, uint64_t tcs)
 	tcb->entry_rcx = f[F_RET];
 	tcb->entry_rsp = rsp;
 	tcb->entry_rflags = rflags;
-	sgxemu__guard_enter();
+	sgxemu__guard_entry(tcb);
 	f[F_RCX] = f[F_RET];
 	f[F_RAX] = lp->cssa;
 	f[F_RFLAGS] = rflags;

@@ -117,6 +117,13 @@ TEST(paging_several_enclaves_share_the_epc)
 				 100 + (uint64_t)i, &run), 0);
 		REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EEXIT);
 	}
+	/*
+	 * The first enclave's TCS went out too (the oldest page on its LRU,
+	 * never young: the processor's own accesses do not count), so its
+	 * next EENTER loads it back first, as the kernel does on the ENCLU's
+	 * #PF.
+	 */
+	CHECK(p[0].e->pg->state[0] & PS_EVICTED);
 	/* Checked in turn, twice: each evicts the others' pages. */
 	for (int round = 0; round < 2; round++)
 		for (int i = 0; i < 3; i++) {

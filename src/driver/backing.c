@@ -142,7 +142,8 @@ out:
 uint64_t *sgxemu__va_slot(struct sgxemu_enclave *e, size_t page)
 {
 	struct sgxemu_paging *pg = e->pg;
-	uint32_t s = pg->slot[page] - 1;
+	/* page == npages: the SECS (its slot taken when first evicted). */
+	uint32_t s = (page == e->npages ? pg->secs_slot : pg->slot[page]) - 1;
 
 	return (uint64_t *)sgx_epc_page(sgxemu__cpu(),
 					(size_t)pg->va[s / SGX_VA_SLOT_COUNT]) +

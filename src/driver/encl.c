@@ -208,6 +208,9 @@ int sgxemu_enclave_add_page(struct sgxemu_enclave *e, uint64_t linaddr,
 	memcpy(&si, secinfo, sizeof(si));
 
 	pthread_mutex_lock(&e->lock);
+	ret = sgxemu__paging_secs(e);
+	if (ret)
+		goto out;
 	/* A page paged out to backing memory exists as well. */
 	if (page_epc(e, n) >= 0 || (e->pg->state[n] & PS_ADDED)) {
 		ret = -EEXIST;
@@ -308,7 +311,10 @@ int sgxemu_enclave_init(struct sgxemu_enclave *e,
 		memcpy(&v, hash + 8 * i, 8);
 		sgx_wrmsr(cpu, MSR_IA32_SGXLEPUBKEYHASH0 + i, v);
 	}
-	ret = sgx_einit(cpu, ss, sgx_epc_page(cpu, (size_t)e->secs_index), tok);
+	ret = sgxemu__paging_secs(e);
+	if (!ret)
+		ret = sgx_einit(cpu, ss,
+				sgx_epc_page(cpu, (size_t)e->secs_index), tok);
 	pthread_mutex_unlock(&e->lock);
 	free(ss);
 	free(tok);
@@ -421,6 +427,8 @@ int sgxemu_enclave_get_info(const struct sgxemu_enclave *e,
 
 	if (!e || !info)
 		return -EINVAL;
+	if (sgxemu__paging_secs((struct sgxemu_enclave *)e))
+		return -EFAULT;
 	secs = sgx_epc_page(cpu, (size_t)e->secs_index);
 	memset(info, 0, sizeof(*info));
 	info->base = e->base;
@@ -447,9 +455,11 @@ int sgxemu_enclave_destroy(struct sgxemu_enclave *e)
 		pthread_mutex_unlock(&e->lock);
 		return -EBUSY;
 	}
-	/* Out of the reclaimer's sight before its pages go. */
+	/* Out of the reclaimer's sight before its pages go; its SECS back
+	 * in the EPC, where EREMOVE can take it. */
 	sgxemu__paging_lock();
 	sgxemu__encl_unregister(e);
+	sgxemu__paging_secs_locked(e);
 	sgxemu__paging_unlock();
 	for (size_t n = 0; n < e->npages; n++) {
 		long idx = page_epc(e, n);

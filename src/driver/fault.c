@@ -57,6 +57,8 @@ int sgxemu__paging_load(struct sgxemu_enclave *e, size_t n)
 
 	if (pg->state[n] & PS_LOST)
 		return -EFAULT;
+	if (sgxemu__paging_secs_locked(e))
+		return -EFAULT;
 	/* Next to a neighbour in the EPC, so the mappings can merge. */
 	if (n > 0 && (nb = resident_index(e, n - 1)) >= 0)
 		hint = nb + 1;
@@ -98,6 +100,50 @@ int sgxemu__paging_load(struct sgxemu_enclave *e, size_t n)
 	sgxemu__lru_add(e, n);
 	sgxemu__map_pages(e, n, 1, true);
 	return 0;
+}
+
+int sgxemu__paging_secs_locked(struct sgxemu_enclave *e)
+{
+	struct sgx_cpu *cpu = sgxemu__cpu();
+	struct sgxemu_paging *pg = e->pg;
+	struct sgx_pageinfo pi __attribute__((aligned(32)));
+	long idx;
+	int r;
+
+	if (!pg || !pg->secs_evicted)
+		return 0;
+	/* Its old place if free, so the EPC layout stays as it was. */
+	idx = sgxemu__epc_alloc(e->secs_index, true);
+	if (idx < 0)
+		return -ENOMEM;
+	memset(&pi, 0, sizeof(pi));
+	pi.srcpge = (uint64_t)(uintptr_t)(pg->backing +
+					  e->npages * SGX_PAGE_SIZE);
+	pi.secinfo = (uint64_t)(uintptr_t)&pg->pcmd[e->npages];
+	r = sgx_eldu(cpu, &pi, sgx_epc_page(cpu, (size_t)idx),
+		     sgxemu__va_slot(e, e->npages));
+	memset(&pg->pcmd[e->npages], 0, sizeof(pg->pcmd[0]));
+	if (r) {
+		sgxemu__epc_free(idx);
+		atomic_fetch_add(&sgxemu__st_reload_failed, 1);
+		sgxemu__write_str("sgxemu: ELDU refused an enclave's SECS\n");
+		return -EFAULT;
+	}
+	e->secs_index = idx;
+	pg->secs_evicted = false;
+	return 0;
+}
+
+int sgxemu__paging_secs(struct sgxemu_enclave *e)
+{
+	int r;
+
+	if (!e->pg)
+		return 0;
+	sgxemu__paging_lock();
+	r = sgxemu__paging_secs_locked(e);
+	sgxemu__paging_unlock();
+	return r;
 }
 
 int sgxemu__paging_fault_enclave(struct sgxemu_enclave *e, uint64_t addr,

@@ -53,6 +53,9 @@ struct sgxemu_paging {
 	size_t   resident, evicted;	/* child pages in EPC / in backing */
 	uint64_t evictions, reloads;	/* counters for statistics */
 	bool     shared;		/* inherited across fork: not reclaimed */
+	bool     secs_evicted;		/* the SECS is in backing memory */
+	uint32_t secs_slot;		/* its VA slot number + 1 */
+	uint64_t secs_evictions;
 };
 
 /* The paging lock (reclaim.c). */
@@ -86,6 +89,12 @@ size_t sgxemu__epc_section_free(unsigned section);
 
 /* fault.c: load an evicted page (paging lock held). 0 or -EFAULT. */
 int sgxemu__paging_load(struct sgxemu_enclave *e, size_t page);
+/* The SECS back in the EPC if it was evicted (facts §9.5), before
+ * anything uses e->secs_index. Takes the paging lock. 0 or -errno. */
+int sgxemu__paging_secs(struct sgxemu_enclave *e);
+int sgxemu__paging_secs_locked(struct sgxemu_enclave *e);
+/* reclaim.c: write the SECS back when no child is left in the EPC. */
+void sgxemu__evict_secs(struct sgxemu_enclave *e);
 
 /* stats.c */
 extern _Atomic uint64_t sgxemu__st_evicted, sgxemu__st_reloaded,

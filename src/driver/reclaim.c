@@ -238,12 +238,47 @@ size_t sgxemu__reclaim_batch(bool direct)
 		pg->evictions++;
 		freed++;
 	}
+	if (freed && !pg->resident)
+		sgxemu__evict_secs(e);
 	atomic_fetch_add(&sgxemu__st_evicted, freed);
 	atomic_fetch_add(direct ? &sgxemu__st_direct_runs
 				: &sgxemu__st_ksgxd_runs, 1);
 out:
 	sgxemu__paging_unlock();
 	return freed;
+}
+
+/*
+ * The SECS follows its last child out (facts §9.5), into backing page
+ * SIZE/4096, only for an initialised enclave. Its VA slot is taken from
+ * spare capacity the first time; without one it simply stays.
+ */
+void sgxemu__evict_secs(struct sgxemu_enclave *e)
+{
+	struct sgx_cpu *cpu = sgxemu__cpu();
+	struct sgxemu_paging *pg = e->pg;
+	struct sgx_pageinfo pi __attribute__((aligned(32)));
+	int r;
+
+	if (pg->secs_evicted || pg->shared || e->ctl->child_count ||
+	    !__atomic_load_n(&e->ctl->initialized, __ATOMIC_ACQUIRE))
+		return;
+	if (!pg->secs_slot) {
+		if (pg->nr_slots >= pg->nr_va * SGX_VA_SLOT_COUNT)
+			return;
+		pg->secs_slot = ++pg->nr_slots;
+	}
+	memset(&pi, 0, sizeof(pi));
+	pi.srcpge = (uint64_t)(uintptr_t)(pg->backing +
+					  e->npages * SGX_PAGE_SIZE);
+	pi.secinfo = (uint64_t)(uintptr_t)&pg->pcmd[e->npages];
+	r = sgx_ewb(cpu, &pi, sgx_epc_page(cpu, (size_t)e->secs_index),
+		    sgxemu__va_slot(e, e->npages));
+	if (r && r != SGX_VA_SLOT_OCCUPIED)
+		return;
+	sgxemu__epc_free(e->secs_index);
+	pg->secs_evicted = true;
+	pg->secs_evictions++;
 }
 
 /* ksgxd: sleeps until an allocation leaves fewer than the low watermark

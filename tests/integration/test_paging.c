@@ -376,3 +376,34 @@ TEST(paging_kick_signal_is_reserved)
 	/* Reading the application's view still works. */
 	CHECK_EQ(sgxemu_sigaction(SGXEMU_KICK_SIGNAL, NULL, &sa), 0);
 }
+
+/* An idle initialised enclave loses every page to a busy one, then its
+ * SECS too (facts §9.5); its next call brings the SECS back first. */
+TEST(paging_idle_enclave_loses_its_secs)
+{
+	struct sgxemu_enclave_info info;
+	struct sgxemu_run run;
+	struct pencl a, b;
+
+	epc_configure();
+	PLOAD(&a, 1);
+	PLOAD(&b, 32);
+	REQUIRE_EQ(pcall(&a, 0, P_FILL, 0, a.heap_pages, 77, &run), 0);
+	REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EEXIT);
+	for (int i = 0; i < 4 && !a.e->pg->secs_evicted; i++)
+		CHECK_EQ(fill_and_check(&b, 0, 0, b.heap_pages, 5 + (uint64_t)i),
+			 0);
+	REQUIRE(a.e->pg->secs_evicted);
+	CHECK_EQ(a.e->pg->resident, 0);
+	REQUIRE_EQ(pcall(&a, 1, P_CHECK, 0, a.heap_pages, 77, &run), 0);
+	REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EEXIT);
+	CHECK_EQ(run.regs.rsi, 0);
+	CHECK_EQ(run.regs.rdx, expected_checksum(77, 0, a.heap_pages));
+	CHECK(!a.e->pg->secs_evicted);
+	/* The API reads the SECS where it is now. */
+	REQUIRE_EQ(sgxemu_enclave_get_info(a.e, &info), 0);
+	CHECK(info.initialized);
+	CHECK_EQ(info.base, a.base);
+	CHECK_EQ(sgxemu_enclave_destroy(a.e), 0);
+	CHECK_EQ(sgxemu_enclave_destroy(b.e), 0);
+}

@@ -524,6 +524,24 @@ static void enclu_in_enclave(struct sgxemu_tcb *tcb, siginfo_t *info,
 	}
 	ret = sgx_enclu_user(sgxemu__cpu(), &tcb->lp, leaf, g[REG_RBX],
 			     g[REG_RCX], g[REG_RDX], &rax, &zf);
+	if (ret == SGX_PF) {
+		/*
+		 * A memory operand (RBX, RCX or RDX, whichever the leaf
+		 * uses) on a paged-out page: the leaf's #PF is the driver's
+		 * to handle, as for any access; after the reload the AEP's
+		 * ERESUME executes the ENCLU again.
+		 */
+		const uint64_t ops[3] = { g[REG_RBX], g[REG_RCX], g[REG_RDX] };
+		struct sgxemu_enclave *e = tcb->encl;
+
+		for (int i = 0; e && i < 3; i++)
+			if (ops[i] >= e->base && ops[i] - e->base < e->size &&
+			    sgxemu__paging_hidden(e, (ops[i] - e->base) >>
+						     SGX_PAGE_SHIFT) &&
+			    paging_fault(tcb, uc, save, ops[i], X86_PF_USER,
+					 rip))
+				return;
+	}
 	if (ret) {
 		unsigned v = SGX_IS_FAULT(ret) ? SGX_FAULT_VECTOR(ret)
 					       : X86_TRAP_GP;

@@ -8,6 +8,8 @@
  *   P_CHECK  read them back twice, forwards and in a strided order;
  *            RDX = checksum of every value read, in read order,
  *            RSI = values that differ from the pattern
+ *   P_REPORT EREPORT with TARGETINFO, REPORTDATA and the REPORT in heap
+ *            page RSI; RDX = the first 8 bytes of the REPORT's MRENCLAVE
  * The checksum is computed only here; the host recomputes it from the
  * formula (paging_encl.h) and compares.
  */
@@ -55,6 +57,8 @@ encl_entry:
 	mov	%rcx, %fs:FS_RET
 	mov	%fs:FS_STACK, %rsp
 	add	%rbx, %rsp
+	cmp	$P_REPORT, %rdi
+	je	p_report
 	/* paging_cmd(cmd, first, count, seed, base) -> RAX checksum,
 	 * RDX mismatches (a struct of two u64 returned in RAX:RDX). */
 	mov	%r8, %r9		/* seed */
@@ -67,6 +71,7 @@ encl_entry:
 	call	paging_cmd
 	mov	%rdx, %rsi		/* mismatches */
 	mov	%rax, %rdx		/* checksum */
+p_exit:
 	xor	%eax, %eax
 	xor	%ecx, %ecx
 	xor	%edi, %edi
@@ -80,6 +85,20 @@ encl_entry:
 	mov	$4, %eax
 	ENCLU
 	ud2
+
+	/* P_REPORT: EREPORT with every operand in heap page RSI. */
+p_report:
+	lea	encl_base(%rip), %rbx
+	add	$PAGING_HEAP, %rbx
+	shl	$12, %rsi
+	add	%rsi, %rbx		/* TARGETINFO at +0 */
+	lea	512(%rbx), %rcx		/* REPORTDATA at +512 */
+	lea	1024(%rbx), %rdx	/* REPORT at +1024 */
+	xor	%eax, %eax		/* EREPORT */
+	ENCLU
+	mov	64(%rdx), %rdx		/* REPORT.MRENCLAVE, first 8 bytes */
+	xor	%esi, %esi
+	jmp	p_exit
 
 	/* What a compiler may call even in freestanding code. */
 	.globl	memcpy

@@ -10,6 +10,7 @@
 #define PAGING_HEAP	0x100000	/* heap offset in ELRANGE */
 #define P_FILL		1
 #define P_CHECK		2
+#define P_REPORT	3
 #define P_STRIDE	4099		/* second pass: page (k * 4099) % n */
 
 #ifndef __ASSEMBLER__

@@ -407,3 +407,31 @@ TEST(paging_idle_enclave_loses_its_secs)
 	CHECK_EQ(sgxemu_enclave_destroy(a.e), 0);
 	CHECK_EQ(sgxemu_enclave_destroy(b.e), 0);
 }
+
+/* ENCLU[EREPORT] whose operands are on a paged-out page: the leaf's #PF
+ * loads the page and the ENCLU runs again, unseen by the program. */
+TEST(paging_enclu_operand_on_an_evicted_page)
+{
+	struct sgxemu_enclave_info info;
+	struct sgxemu_platform_stats ps;
+	struct sgxemu_run run;
+	uint64_t mr;
+	struct pencl p;
+	long n;
+
+	epc_configure();
+	PLOAD(&p, 32);
+	REQUIRE_EQ(pcall(&p, 0, P_FILL, 0, p.heap_pages, 42, &run), 0);
+	n = evicted_heap_page(&p);
+	REQUIRE(n >= 0);
+	REQUIRE_EQ(pcall(&p, 0, P_REPORT, (uint64_t)n - PAGING_HEAP / 4096, 0,
+			 0, &run), 0);
+	REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EEXIT);
+	REQUIRE_EQ(sgxemu_enclave_get_info(p.e, &info), 0);
+	memcpy(&mr, info.mrenclave, sizeof(mr));
+	CHECK_EQ(run.regs.rdx, mr);
+	CHECK(!(p.e->pg->state[n] & PS_EVICTED));
+	REQUIRE_EQ(sgxemu_platform_stats(&ps), 0);
+	CHECK_EQ(ps.reload_failures, 0);
+	CHECK_EQ(sgxemu_enclave_destroy(p.e), 0);
+}

@@ -435,3 +435,35 @@ TEST(paging_enclu_operand_on_an_evicted_page)
 	CHECK_EQ(ps.reload_failures, 0);
 	CHECK_EQ(sgxemu_enclave_destroy(p.e), 0);
 }
+
+/* Two EPC sections: free counts per section add up, and paging uses
+ * both. */
+TEST(paging_free_counts_per_section)
+{
+	struct sgxemu_platform_config cfg = {
+		.epc_size = EPC_SIZE, .nr_sections = 2, .sgx2 = -1,
+		.guard = -1, .host_enclu = -1,
+	};
+	struct sgxemu_platform_stats ps;
+	uint64_t total = 0, free_pages = 0;
+	struct pencl p;
+
+	sgxemu_platform_configure(&cfg);
+	PLOAD(&p, 16);
+	CHECK_EQ(fill_and_check(&p, 0, 0, p.heap_pages, 9), 0);
+	REQUIRE_EQ(sgxemu_platform_stats(&ps), 0);
+	REQUIRE_EQ(ps.nr_sections, 2);
+	for (unsigned i = 0; i < 2; i++) {
+		total += ps.sections[i].total_pages;
+		free_pages += ps.sections[i].free_pages;
+		/* Under pressure both sections are in use. */
+		CHECK(ps.sections[i].free_pages < ps.sections[i].total_pages);
+	}
+	CHECK_EQ(total, ps.epc_total_pages);
+	CHECK_EQ(free_pages, ps.epc_free_pages);
+	CHECK(ps.pages_evicted > 0);
+	CHECK_EQ(sgxemu_enclave_destroy(p.e), 0);
+	REQUIRE_EQ(sgxemu_platform_stats(&ps), 0);
+	CHECK_EQ(ps.sections[0].free_pages, ps.sections[0].total_pages);
+	CHECK_EQ(ps.sections[1].free_pages, ps.sections[1].total_pages);
+}

@@ -5,7 +5,9 @@
  * (SGX1/SGX2, MISCSELECT, attributes, enclave size limits, EPC sections),
  * launch control, the devices and the engine.
  */
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "driver/secrets.h"
@@ -15,13 +17,17 @@
 #include "sgxemu/sgxemu.h"
 
 static const char usage[] =
-	"usage: sgxemu info\n"
+	"usage: sgxemu info [--json]\n"
 	"\n"
 	"Print the emulated SGX platform: EPC size and sections, SGX1/SGX2,\n"
 	"MISCSELECT, the attributes and XFRM enclaves may use, launch-control\n"
 	"mode, the device files and the engine. Honours the same environment\n"
 	"as `sgxemu run` (SGXEMU_EPC_SIZE, SGXEMU_EPC_SECTIONS, SGXEMU_SGX2,\n"
-	"SGXEMU_GUARD).\n";
+	"SGXEMU_GUARD).\n"
+	"\n"
+	"--json  the EPC and paging statistics as JSON (EPC total and free pages\n"
+	"        per section, evictions, reloads, reclaimer runs, enclaves), as\n"
+	"        SGXEMU_STATS writes them at the exit of a program.\n";
 
 static void print_size(uint64_t b)
 {
@@ -54,8 +60,9 @@ static int info_main(int argc, char **argv)
 	struct sgx_cpu *cpu;
 	int ret;
 
-	(void)argv;
-	if (argc > 1) {
+	bool json = argc == 2 && !strcmp(argv[1], "--json");
+
+	if (argc > 1 && !json) {
 		cli_error("no arguments expected (try 'sgxemu info --help')");
 		return CLI_EXIT_USAGE;
 	}
@@ -64,6 +71,8 @@ static int info_main(int argc, char **argv)
 		cli_error("the platform cannot be created: %s", strerror(-ret));
 		return CLI_EXIT_FAIL;
 	}
+	if (json)
+		return sgxemu_stats_write_json(1) ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 	sgxemu_platform_cpuid(0, r0);
 	sgxemu_platform_cpuid(1, r1);
 	attrs = (uint64_t)r1[1] << 32 | r1[0];
@@ -127,6 +136,10 @@ static int info_main(int argc, char **argv)
 	}
 	printf("devices:          /dev/sgx_enclave /dev/sgx_provision (mainline), "
 	       "/dev/sgx/enclave /dev/sgx/provision (seed v22), under `sgxemu run`\n");
+	printf("EPC paging:       %s\n", getenv("SGXEMU_EPC_RECLAIM") &&
+	       !strcmp(getenv("SGXEMU_EPC_RECLAIM"), "0") ? "off (a full EPC "
+	       "is ENOMEM)" : "on: EWB/ELDU, reclaimer at 32/64 free pages, "
+	       "batches of 16 (statistics: info --json, SGXEMU_STATS)");
 	printf("engine:           native (enclave code runs on the host thread; "
 	       "ENCLU via SIGILL); guard mode %s\n", sgxemu_guard() ? "on" : "off");
 	return cpu ? CLI_EXIT_OK : CLI_EXIT_FAIL;

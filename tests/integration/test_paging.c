@@ -467,3 +467,21 @@ TEST(paging_free_counts_per_section)
 	CHECK_EQ(ps.sections[0].free_pages, ps.sections[0].total_pages);
 	CHECK_EQ(ps.sections[1].free_pages, ps.sections[1].total_pages);
 }
+
+/* `sgxemu info --json`: the same statistics from the CLI. */
+TEST(paging_info_json)
+{
+	char cmd[1024], buf[4096];
+	size_t n;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "SGXEMU_EPC_SIZE=8M %s/sgxemu info --json",
+		 test_build_dir());
+	f = popen(cmd, "r");
+	REQUIRE(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	CHECK_EQ(pclose(f), 0);
+	buf[n] = 0;
+	CHECK(strstr(buf, "{\"epc\":{\"total_pages\":2048,\"free_pages\":2048,") == buf);
+	CHECK(strstr(buf, "\"pages_evicted\":0") != NULL);
+}

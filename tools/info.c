@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "driver/secrets.h"
+#include "engine/secrets.h"
 #include "cli.h"
 #include "commands.h"
 #include "cpu/cpu.h"

@@ -25,17 +25,12 @@ pthread_mutex_t sgx_drv_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Every live file, so that fork can mark the child's copies. */
 static struct sgx_file *all_files;
 
-void sgx_drv_log(const char *fmt, ...)
+void sgx_drv_vlog(const char *fmt, va_list ap)
 {
 	char buf[256];
-	va_list ap;
 	int n;
 
-	if (!sgx_drv_debug)
-		return;
-	va_start(ap, fmt);
 	n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
-	va_end(ap);
 	if (n < 0)
 		return;
 	if (n > (int)sizeof(buf) - 2)
@@ -45,6 +40,17 @@ void sgx_drv_log(const char *fmt, ...)
 	if (write(STDERR_FILENO, "sgxemu: ", 8) < 0 ||
 	    write(STDERR_FILENO, buf, (size_t)n) < 0)
 		return;
+}
+
+void sgx_drv_log(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!sgx_drv_debug)
+		return;
+	va_start(ap, fmt);
+	sgx_drv_vlog(fmt, ap);
+	va_end(ap);
 }
 
 void sgx_drv_set_fd_resolver(struct sgx_file *(*resolve)(int fd))

@@ -16,6 +16,7 @@
 #ifndef SGXEMU_DRIVER_H
 #define SGXEMU_DRIVER_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -101,5 +102,7 @@ void sgx_drv_fork_child(void);
 /* Refusal reasons go to stderr when this is set (SGXEMU_DEBUG). */
 extern bool sgx_drv_debug;
 void sgx_drv_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The same line, unconditionally ("sgxemu: " prefix, one write). */
+void sgx_drv_vlog(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 #endif /* SGXEMU_DRIVER_H */

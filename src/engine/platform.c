@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "engine/engine.h"
-#include "driver/secrets.h"
+#include "engine/secrets.h"
 
 struct sgxemu_platform sgxemu__platform;
 

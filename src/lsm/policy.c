@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/secrets.h"
 #include "lsm/policy.h"
 
 #define MAX_POLICY_SIZE	(1 << 20)
@@ -51,20 +52,7 @@ static int fail(char *why, size_t whylen, const char *name, int line,
 
 int lsm_audit_default_path(char *buf, size_t len)
 {
-	const char *env = getenv("SGXEMU_AUDIT_LOG");
-	const char *xdg = getenv("XDG_STATE_HOME");
-	const char *home = getenv("HOME");
-	int n;
-
-	if (env && *env)
-		n = snprintf(buf, len, "%s", env);
-	else if (xdg && *xdg)
-		n = snprintf(buf, len, "%s/sgxemu/audit.log", xdg);
-	else if (home && *home)
-		n = snprintf(buf, len, "%s/.local/state/sgxemu/audit.log", home);
-	else
-		return -ENOENT;
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+	return sgx_state_path("SGXEMU_AUDIT_LOG", "audit.log", buf, len);
 }
 
 const char *lsm_action_name(enum lsm_action a)

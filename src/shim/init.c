@@ -28,6 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "driver/driver.h"
 #include "lsm/hooks.h"
 #include "sgxemu/sgxemu.h"
 #include "shim/shim.h"
@@ -38,23 +39,13 @@ static bool debug;
 
 void shim_log(const char *fmt, ...)
 {
-	char buf[256];
 	va_list ap;
-	int n;
 
 	if (!debug)
 		return;
 	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
+	sgx_drv_vlog(fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return;
-	if (n > (int)sizeof(buf) - 2)
-		n = (int)sizeof(buf) - 2;
-	buf[n++] = '\n';
-	if (write(STDERR_FILENO, "sgxemu: ", 8) < 0 ||
-	    write(STDERR_FILENO, buf, (size_t)n) < 0)
-		return;
 }
 
 static bool env_true(const char *name)

@@ -7,14 +7,22 @@
  * never silently replaced: replacing it would make every sealed blob
  * unreadable without saying why.
  */
-#ifndef SGXEMU_DRIVER_SECRETS_H
-#define SGXEMU_DRIVER_SECRETS_H
+#ifndef SGXEMU_ENGINE_SECRETS_H
+#define SGXEMU_ENGINE_SECRETS_H
 
 #include <stddef.h>
 
 #include "cpu/keys.h"
 
 #define SGX_SECRETS_FILE_SIZE	144
+
+/*
+ * A file in the user's state directory: $@env if set, else
+ * $XDG_STATE_HOME/sgxemu/@name, else $HOME/.local/state/sgxemu/@name.
+ * Shared with the audit log (src/lsm). 0, -ENOENT (no HOME either) or
+ * -ENAMETOOLONG.
+ */
+int sgx_state_path(const char *env, const char *name, char *buf, size_t len);
 
 /*
  * The secrets file's path: $SGXEMU_SECRETS_FILE, else
@@ -38,4 +46,4 @@ int sgx_secrets_load(const char *path, struct sgx_platform_keys *keys,
 int sgx_secrets_fingerprint(const struct sgx_platform_keys *keys,
 			    char out[33]);
 
-#endif /* SGXEMU_DRIVER_SECRETS_H */
+#endif /* SGXEMU_ENGINE_SECRETS_H */

@@ -22,7 +22,7 @@
 
 #include <openssl/evp.h>
 
-#include "driver/secrets.h"
+#include "engine/secrets.h"
 
 #define SECRETS_MAGIC		"SGXEMUPS"
 #define SECRETS_VERSION		1
@@ -46,22 +46,27 @@ static int fail(char *why, size_t whylen, int err, const char *fmt, ...)
 	return -err;
 }
 
-int sgx_secrets_path(char *buf, size_t len)
+int sgx_state_path(const char *env, const char *name, char *buf, size_t len)
 {
-	const char *env = getenv("SGXEMU_SECRETS_FILE");
+	const char *val = getenv(env);
 	const char *xdg = getenv("XDG_STATE_HOME");
 	const char *home = getenv("HOME");
 	int n;
 
-	if (env && *env)
-		n = snprintf(buf, len, "%s", env);
+	if (val && *val)
+		n = snprintf(buf, len, "%s", val);
 	else if (xdg && *xdg)
-		n = snprintf(buf, len, "%s/sgxemu/platform-secrets", xdg);
+		n = snprintf(buf, len, "%s/sgxemu/%s", xdg, name);
 	else if (home && *home)
-		n = snprintf(buf, len, "%s/.local/state/sgxemu/platform-secrets", home);
+		n = snprintf(buf, len, "%s/.local/state/sgxemu/%s", home, name);
 	else
 		return -ENOENT;
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int sgx_secrets_path(char *buf, size_t len)
+{
+	return sgx_state_path("SGXEMU_SECRETS_FILE", "platform-secrets", buf, len);
 }
 
 static int sha256(const void *data, size_t len, uint8_t out[32])

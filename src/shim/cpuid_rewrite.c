@@ -398,17 +398,17 @@ static bool rewrite_site(int memfd, uint8_t *site)
 	return false;
 }
 
-/* Is [pos, pos+2) inside one of the sorted, merged @good ranges? */
-static bool covered(const struct range *good, size_t n, uint64_t pos)
+/* Is [pos, pos+2) inside one of the sorted, merged @cover ranges? */
+static bool covered(const struct range *cover, size_t n, uint64_t pos)
 {
 	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
-		if (good[mid].hi <= pos)
+		if (cover[mid].hi <= pos)
 			lo = mid + 1;
-		else if (good[mid].lo > pos)
+		else if (cover[mid].lo > pos)
 			hi = mid;
 		else
 			return true;
@@ -457,8 +457,8 @@ static void scan_object(struct rw_obj *o, const struct rw_map *maps,
 	const char *path = maps[0].path;
 	Elf64_Ehdr eh;
 	Elf64_Shdr *sh = NULL;
-	struct range *fn = NULL, *good = NULL;
-	size_t nfn = 0, capfn = 0, ngood = 0, capgood = 0;
+	struct range *fn = NULL, *cover = NULL;
+	size_t nfn = 0, capfn = 0, ncover = 0, capcover = 0;
 	struct stat sb;
 	int fd;
 
@@ -554,7 +554,6 @@ static void scan_object(struct rw_obj *o, const struct rw_map *maps,
 
 		if (!mem || !(npairs = cpuid_pairs(mem, s->sh_size, &pairs)))
 			continue;
-		ngood = 0;
 		for (size_t f = 0; f < nfn; f++) {
 			size_t at[16];
 			int n;
@@ -567,16 +566,13 @@ static void scan_object(struct rw_obj *o, const struct rw_map *maps,
 			size_t len = fn[f].hi - fn[f].lo;
 
 			if (!pair_in(pairs, npairs, fn[f].lo - s->sh_addr,
-				     fn[f].hi - s->sh_addr)) {
-				push_range(&good, &ngood, &capgood, fn[f].lo, fn[f].hi);
+				     fn[f].hi - s->sh_addr))
 				continue;
-			}
 			n = decode_function(p, len, at, 16);
 			if (n < 0) {
 				st->unclean++;
 				continue;
 			}
-			push_range(&good, &ngood, &capgood, fn[f].lo, fn[f].hi);
 			for (int k = 0; k < n; k++) {
 				if (rewrite_site(memfd, (uint8_t *)p + at[k])) {
 					obj_site(o, (uint8_t *)p + at[k]);
@@ -585,25 +581,32 @@ static void scan_object(struct rw_obj *o, const struct rw_map *maps,
 					st->failed++;
 			}
 		}
-		/* Merge the clean functions, then count the 0f a2 pairs no
-		 * clean function holds: CPUIDs, if any, that stay native. */
+		/* Merge this section's functions, then count the 0f a2
+		 * pairs no function holds: CPUIDs, if any, that stay native
+		 * (those of unclean functions are counted above). */
 		size_t w = 0;
-		for (size_t g = 0; g < ngood; g++) {
-			if (w && good[g].lo <= good[w - 1].hi) {
-				if (good[g].hi > good[w - 1].hi)
-					good[w - 1].hi = good[g].hi;
+		ncover = 0;
+		for (size_t f = 0; f < nfn; f++)
+			if (fn[f].lo >= s->sh_addr &&
+			    fn[f].hi <= s->sh_addr + s->sh_size)
+				push_range(&cover, &ncover, &capcover, fn[f].lo,
+					   fn[f].hi);
+		for (size_t g = 0; g < ncover; g++) {
+			if (w && cover[g].lo <= cover[w - 1].hi) {
+				if (cover[g].hi > cover[w - 1].hi)
+					cover[w - 1].hi = cover[g].hi;
 			} else {
-				good[w++] = good[g];
+				cover[w++] = cover[g];
 			}
 		}
 		for (size_t k = 0; k < npairs; k++)
-			if (!covered(good, w, s->sh_addr + pairs[k]))
+			if (!covered(cover, w, s->sh_addr + pairs[k]))
 				st->outside++;
 		free(pairs);
 	}
 out:
 	free(fn);
-	free(good);
+	free(cover);
 	free(sh);
 	close(fd);
 }

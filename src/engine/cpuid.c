@@ -372,6 +372,16 @@ bool sgxemu__cpuid_trap(ucontext_t *uc)
 	return true;
 }
 
+bool sgxemu__cpuid_faulted(const ucontext_t *uc)
+{
+	const greg_t *g = uc->uc_mcontext.gregs;
+	const uint8_t *ip = (const uint8_t *)(uintptr_t)g[REG_RIP];
+
+	return atomic_load(&mech) == SGXEMU_CPUID_FAULT &&
+	       g[REG_TRAPNO] == X86_TRAP_GP_NR && ip && ip[0] == 0x0f &&
+	       ip[1] == 0xa2;
+}
+
 /* --- the C API ---------------------------------------------------------- */
 
 int sgxemu_cpuid(uint32_t leaf, uint32_t subleaf, uint32_t regs[4])

@@ -106,4 +106,13 @@ size_t sgxemu__cpuid_nr_sites(void);
  */
 bool sgxemu__cpuid_trap(ucontext_t *uc);
 
+/*
+ * For the engine's enclave-mode dispatch (issue 13 part 4, not wired yet):
+ * true when the SIGSEGV described by @uc is a CPUID that faulted because
+ * CPUID faulting is on (trapno 13 at 0f a2): hardware raises #UD there,
+ * so the AEX should report vector 6 (EXITINFO.VECTOR 6, TYPE hardware
+ * exception) and the host see SIGILL. Async-signal-safe.
+ */
+bool sgxemu__cpuid_faulted(const ucontext_t *uc);
+
 #endif /* SGXEMU_ENGINE_CPUID_H */

@@ -68,6 +68,7 @@ struct rw_map {
 	uint64_t off;
 	dev_t dev;
 	ino_t ino;
+	int prot;		/* PROT_* of the mapping */
 	const char *path;
 };
 
@@ -375,7 +376,7 @@ static bool pair_in(const size_t *pairs, size_t n, size_t lo, size_t hi)
 }
 
 /* UD2 at @site (which holds CPUID): recorded first, then one byte. */
-static bool rewrite_site(int memfd, uint8_t *site)
+static bool rewrite_site(int memfd, uint8_t *site, int prot)
 {
 	static const uint8_t ud2_second = 0x0b;
 	uintptr_t page = (uintptr_t)(site + 1) & ~(uintptr_t)4095;
@@ -391,7 +392,7 @@ static bool rewrite_site(int memfd, uint8_t *site)
 	if (!shim_real_mprotect((void *)page, 4096,
 				PROT_READ | PROT_WRITE | PROT_EXEC)) {
 		__atomic_store_n(site + 1, ud2_second, __ATOMIC_RELEASE);
-		shim_real_mprotect((void *)page, 4096, PROT_READ | PROT_EXEC);
+		shim_real_mprotect((void *)page, 4096, prot);
 		return true;
 	}
 	sgxemu__cpuid_site_del((uintptr_t)site);
@@ -421,9 +422,11 @@ static bool covered(const struct range *cover, size_t n, uint64_t pos)
  * mappings [@maps, @maps + @nmaps) (same file), rewriting what decodes
  * cleanly.
  */
-/* Where an executable section's bytes are mapped, or NULL. */
+/* Where an executable section's bytes are mapped (and that mapping's
+ * protection in @prot), or NULL. */
 static const uint8_t *section_mem(const Elf64_Shdr *s,
-				  const struct rw_map *maps, size_t nmaps)
+				  const struct rw_map *maps, size_t nmaps,
+				  int *prot)
 {
 	if (!(s->sh_flags & SHF_EXECINSTR) || s->sh_type != SHT_PROGBITS ||
 	    !s->sh_size)
@@ -431,9 +434,11 @@ static const uint8_t *section_mem(const Elf64_Shdr *s,
 	for (size_t m = 0; m < nmaps; m++)
 		if (s->sh_offset >= maps[m].off &&
 		    s->sh_offset + s->sh_size <= maps[m].off +
-		    (maps[m].end - maps[m].start))
+		    (maps[m].end - maps[m].start)) {
+			*prot = maps[m].prot;
 			return (const uint8_t *)(maps[m].start +
 						 (s->sh_offset - maps[m].off));
+		}
 	return NULL;
 }
 
@@ -496,7 +501,8 @@ static void scan_object(struct rw_obj *o, const struct rw_map *maps,
 		bool any = false;
 
 		for (int i = 0; i < eh.e_shnum && !any; i++) {
-			const uint8_t *mem = section_mem(&sh[i], maps, nmaps);
+			int prot;
+			const uint8_t *mem = section_mem(&sh[i], maps, nmaps, &prot);
 
 			any = mem && has_cpuid_bytes(mem, sh[i].sh_size);
 		}
@@ -548,7 +554,8 @@ static void scan_object(struct rw_obj *o, const struct rw_map *maps,
 
 	for (int i = 0; i < eh.e_shnum; i++) {
 		const Elf64_Shdr *s = &sh[i];
-		const uint8_t *mem = section_mem(s, maps, nmaps);
+		int prot = PROT_READ | PROT_EXEC;
+		const uint8_t *mem = section_mem(s, maps, nmaps, &prot);
 
 		size_t *pairs, npairs;
 
@@ -574,7 +581,7 @@ static void scan_object(struct rw_obj *o, const struct rw_map *maps,
 				continue;
 			}
 			for (int k = 0; k < n; k++) {
-				if (rewrite_site(memfd, (uint8_t *)p + at[k])) {
+				if (rewrite_site(memfd, (uint8_t *)p + at[k], prot)) {
 					obj_site(o, (uint8_t *)p + at[k]);
 					st->rewritten++;
 				} else
@@ -653,8 +660,12 @@ static bool parse_map(char *line, struct rw_map *m)
 	if (sscanf(line, "%llx-%llx %4s %llx %x:%x %llu %n", &start, &end,
 		   perms, &off, &maj, &min, &ino, &pos) < 7 || !pos)
 		return false;
-	if (perms[0] != 'r' || perms[2] != 'x' || !ino || line[pos] != '/')
+	/* Private mappings only: a store into a shared one would reach the
+	 * file itself. */
+	if (perms[0] != 'r' || perms[2] != 'x' || perms[3] != 'p' || !ino ||
+	    line[pos] != '/')
 		return false;
+	m->prot = PROT_READ | PROT_EXEC | (perms[1] == 'w' ? PROT_WRITE : 0);
 	m->start = start;
 	m->end = end;
 	m->off = off;

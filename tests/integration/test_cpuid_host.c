@@ -22,6 +22,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -121,6 +122,15 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
 	siglongjmp(jb, 1);
 }
 
+static int count_diff(const uint8_t *a, const uint8_t *b, size_t n)
+{
+	int d = 0;
+
+	for (size_t i = 0; i < n; i++)
+		d += a[i] != b[i];
+	return d;
+}
+
 static int probe_main(const char *mode, const char *arg)
 {
 	const char *mech = "native";
@@ -158,6 +168,33 @@ static int probe_main(const char *mode, const char *arg)
 				return 1;
 			probe_all(round ? "lib2" : "lib", fn);
 			dlclose(h);
+		}
+	} else if (!strcmp(mode, "mmap")) {
+		/* A file mapped with PROT_EXEC: private mappings get their
+		 * CPUID rewritten (one byte), shared ones and the file never. */
+		int fd = open(arg, O_RDONLY);
+		off_t size = fd >= 0 ? lseek(fd, 0, SEEK_END) : -1;
+		uint8_t *file = size > 0 ? malloc((size_t)size) : NULL;
+		uint8_t *p, *q, *r2;
+
+		if (!file || pread(fd, file, (size_t)size, 0) != size)
+			return 1;
+		p = mmap(NULL, (size_t)size, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+		q = mmap(NULL, (size_t)size, PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0);
+		r2 = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (p == MAP_FAILED || q == MAP_FAILED || r2 == MAP_FAILED)
+			return 1;
+		printf("readonly_diff %d\n", count_diff(file, r2, (size_t)size));
+		mprotect(r2, (size_t)size, PROT_READ | PROT_EXEC);
+		printf("private_diff %d\n", count_diff(file, p, (size_t)size));
+		printf("shared_diff %d\n", count_diff(file, q, (size_t)size));
+		printf("mprotect_diff %d\n", count_diff(file, r2, (size_t)size));
+		{
+			uint8_t *again = malloc((size_t)size);
+
+			if (!again || pread(fd, again, (size_t)size, 0) != size)
+				return 1;
+			printf("file_diff %d\n", count_diff(file, again, (size_t)size));
 		}
 	} else if (!strcmp(mode, "threads")) {
 		pthread_t t;
@@ -552,6 +589,30 @@ static void check_dlopen(const char *mech)
 	strncat(out, main_out, OUT_SIZE - strlen(out) - 1);
 	check_same_model(out, "lib");
 	check_same_model(out, "lib2");	/* loaded again after dlclose */
+}
+
+TEST(rewrite_mmap_and_mprotect_exec_private_only)
+{
+	static char out[OUT_SIZE];
+	char lib[4096], tmp[] = "/tmp/sgxemu-cpuid-XXXXXX", cmd[8192];
+	int fd;
+
+	snprintf(lib, sizeof(lib), "%s/tests/libcpuid_probe.so", bdir());
+	if (!built() || access(lib, R_OK))
+		test_skip("%s is not built", lib);
+	/* A copy of its own, so a wrong store could not hurt the build. */
+	fd = mkstemp(tmp);
+	REQUIRE(fd >= 0);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "cp %s %s", lib, tmp);
+	REQUIRE_EQ(run(cmd, out), 0);
+	CHECK_EQ(probe("SGXEMU_CPUID=rewrite", "", "mmap", tmp, out), 0);
+	unlink(tmp);
+	CHECK(strstr(out, "readonly_diff 0\n") != NULL);
+	CHECK(strstr(out, "private_diff 1\n") != NULL);
+	CHECK(strstr(out, "shared_diff 0\n") != NULL);
+	CHECK(strstr(out, "mprotect_diff 1\n") != NULL);
+	CHECK(strstr(out, "file_diff 0\n") != NULL);
 }
 
 TEST(rewrite_dlopened_library)

@@ -181,6 +181,7 @@ TEST(cpuid_trap_fault_and_rewrite)
 
 	sgxemu__cpuid_set_mech(SGXEMU_CPUID_FAULT);
 	fake_trap(&uc, cpuid_insn, 13, 0xffffffff00000012ULL, 0xabcd00000002ULL);
+	CHECK(sgxemu__cpuid_faulted(&uc));	/* what enclave mode would ask */
 	REQUIRE(sgxemu__cpuid_trap(&uc));
 	CHECK_EQ(uc.uc_mcontext.gregs[REG_RIP], (greg_t)(uintptr_t)(cpuid_insn + 2));
 	CHECK_EQ(uc.uc_mcontext.gregs[REG_RAX], 0x80200001);
@@ -190,6 +191,7 @@ TEST(cpuid_trap_fault_and_rewrite)
 	/* A #GP elsewhere, a #UD at ENCLU, a page fault: not ours. */
 	fake_trap(&uc, other, 13, 0x12, 0);
 	CHECK(!sgxemu__cpuid_trap(&uc));
+	CHECK(!sgxemu__cpuid_faulted(&uc));
 	fake_trap(&uc, other, 6, 0x12, 0);
 	CHECK(!sgxemu__cpuid_trap(&uc));
 	fake_trap(&uc, cpuid_insn, 14, 0x12, 0);

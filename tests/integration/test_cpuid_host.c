@@ -196,7 +196,10 @@ static int probe_main(const char *mode, const char *arg)
 			if (!again || pread(fd, again, (size_t)size, 0) != size)
 				return 1;
 			printf("file_diff %d\n", count_diff(file, again, (size_t)size));
+			free(again);
 		}
+		free(file);
+		close(fd);
 	} else if (!strcmp(mode, "threads")) {
 		pthread_t t;
 		pid_t pid;

@@ -80,6 +80,23 @@ struct scan_stats {
 	size_t rewritten, unclean, outside, failed;
 };
 
+/* An executable section that holds 0f a2 pairs, and where it is mapped. */
+struct xsec {
+	uint64_t addr, size;	/* ELF virtual address, bytes */
+	const uint8_t *mem;
+	int prot;
+	size_t *pairs;		/* offsets of the 0f a2 pairs, ascending */
+	size_t npairs;
+};
+
+/* The functions worth decoding: those that hold a pair. */
+struct fn_set {
+	struct range *v;
+	size_t n, cap;
+	const struct xsec *xs;
+	size_t nxs;
+};
+
 /* --- reading the file -------------------------------------------------- */
 
 static void *read_at(int fd, uint64_t off, uint64_t len, uint64_t fsize)
@@ -246,8 +263,10 @@ static int cie_fde_enc(const uint8_t *cie, const uint8_t *end)
 }
 
 /* Every FDE's [pc_begin, pc_begin + pc_range). */
+static void fn_add(struct fn_set *f, uint64_t lo, uint64_t hi);
+
 static void eh_frame_ranges(const uint8_t *eh, size_t size, uint64_t addr,
-			    struct range **v, size_t *n, size_t *cap)
+			    struct fn_set *fns)
 {
 	size_t off = 0;
 
@@ -289,7 +308,7 @@ static void eh_frame_ranges(const uint8_t *eh, size_t size, uint64_t addr,
 					     addr + (uint64_t)(p - eh), true, &begin) &&
 				    read_enc(&p, end, (uint8_t)enc & 0x0f, 0, false,
 					     &range))
-					push_range(v, n, cap, begin, begin + range);
+					fn_add(fns, begin, begin + range);
 			}
 		}
 next:
@@ -324,15 +343,6 @@ static int decode_function(const uint8_t *p, size_t len, size_t *at, int max)
 		off += insn.length;
 	}
 	return off == len ? n : -1;
-}
-
-static bool has_cpuid_bytes(const uint8_t *p, size_t len)
-{
-	for (const uint8_t *q = p + 1, *end = p + len; q < end &&
-	     (q = memchr(q, 0xa2, (size_t)(end - q))) != NULL; q++)
-		if (q[-1] == 0x0f)
-			return true;
-	return false;
 }
 
 /* Offsets of every 0f a2 pair in [p, p + len), ascending. */
@@ -373,6 +383,19 @@ static bool pair_in(const size_t *pairs, size_t n, size_t lo, size_t hi)
 			b = mid;
 	}
 	return a < n && pairs[a] + 1 < hi;
+}
+
+static void fn_add(struct fn_set *f, uint64_t lo, uint64_t hi)
+{
+	for (size_t i = 0; i < f->nxs; i++) {
+		const struct xsec *x = &f->xs[i];
+
+		if (lo >= x->addr && hi > lo && hi <= x->addr + x->size) {
+			if (pair_in(x->pairs, x->npairs, lo - x->addr, hi - x->addr))
+				push_range(&f->v, &f->n, &f->cap, lo, hi);
+			return;
+		}
+	}
 }
 
 /* UD2 at @site (which holds CPUID): recorded first, then one byte. */
@@ -463,7 +486,9 @@ static void scan_object(struct rw_obj *o, const struct rw_map *maps,
 	Elf64_Ehdr eh;
 	Elf64_Shdr *sh = NULL;
 	struct range *fn = NULL, *cover = NULL;
-	size_t nfn = 0, capfn = 0, ncover = 0, capcover = 0;
+	size_t nfn = 0, ncover = 0, capcover = 0, nxs = 0;
+	struct xsec *xs = NULL;
+	struct fn_set fns = {0};
 	struct stat sb;
 	int fd;
 
@@ -495,20 +520,27 @@ static void scan_object(struct rw_obj *o, const struct rw_map *maps,
 		goto out;
 	}
 
-	/* Nothing to do (most objects) when no executable section holds the
-	 * two bytes at all. */
-	{
-		bool any = false;
+	/* The executable sections with 0f a2 pairs: nothing to do (most
+	 * objects) without one. */
+	xs = calloc(eh.e_shnum, sizeof(*xs));
+	if (!xs)
+		goto out;
+	for (int i = 0; i < eh.e_shnum; i++) {
+		struct xsec *x = &xs[nxs];
 
-		for (int i = 0; i < eh.e_shnum && !any; i++) {
-			int prot;
-			const uint8_t *mem = section_mem(&sh[i], maps, nmaps, &prot);
-
-			any = mem && has_cpuid_bytes(mem, sh[i].sh_size);
-		}
-		if (!any)
-			goto out;
+		x->prot = PROT_READ | PROT_EXEC;
+		x->mem = section_mem(&sh[i], maps, nmaps, &x->prot);
+		if (!x->mem || !(x->npairs = cpuid_pairs(x->mem, sh[i].sh_size,
+							  &x->pairs)))
+			continue;
+		x->addr = sh[i].sh_addr;
+		x->size = sh[i].sh_size;
+		nxs++;
 	}
+	if (!nxs)
+		goto out;
+	fns.xs = xs;
+	fns.nxs = nxs;
 
 	/* Function boundaries: FDEs, then sized function symbols. */
 	for (int i = 0; i < eh.e_shnum; i++) {
@@ -530,7 +562,7 @@ static void scan_object(struct rw_obj *o, const struct rw_map *maps,
 				       (uint64_t)sb.st_size);
 			if (data)
 				eh_frame_ranges(data, sh[i].sh_size, sh[i].sh_addr,
-						&fn, &nfn, &capfn);
+						&fns);
 			free(data);
 		} else if (sh[i].sh_type == SHT_SYMTAB ||
 			   sh[i].sh_type == SHT_DYNSYM) {
@@ -541,51 +573,44 @@ static void scan_object(struct rw_obj *o, const struct rw_map *maps,
 				unsigned t = ELF64_ST_TYPE(sym[k].st_info);
 
 				if ((t == STT_FUNC || t == STT_GNU_IFUNC) &&
-				    sym[k].st_size && sym[k].st_shndx < eh.e_shnum &&
-				    (sh[sym[k].st_shndx].sh_flags & SHF_EXECINSTR))
-					push_range(&fn, &nfn, &capfn, sym[k].st_value,
-						   sym[k].st_value + sym[k].st_size);
+				    sym[k].st_size)
+					fn_add(&fns, sym[k].st_value,
+					       sym[k].st_value + sym[k].st_size);
 			}
 			free(sym);
 		}
 	}
+	fn = fns.v;
+	nfn = fns.n;
 	if (nfn)
 		qsort(fn, nfn, sizeof(*fn), range_cmp);
 
-	for (int i = 0; i < eh.e_shnum; i++) {
-		const Elf64_Shdr *s = &sh[i];
-		int prot = PROT_READ | PROT_EXEC;
-		const uint8_t *mem = section_mem(s, maps, nmaps, &prot);
+	for (size_t i = 0; i < nxs; i++) {
+		const struct xsec *s = &xs[i];
+		const uint8_t *mem = s->mem;
 
-		size_t *pairs, npairs;
-
-		if (!mem || !(npairs = cpuid_pairs(mem, s->sh_size, &pairs)))
-			continue;
 		for (size_t f = 0; f < nfn; f++) {
 			size_t at[16];
 			int n;
 
-			if (fn[f].lo < s->sh_addr ||
-			    fn[f].hi > s->sh_addr + s->sh_size ||
+			if (fn[f].lo < s->addr || fn[f].hi > s->addr + s->size ||
 			    (f && !range_cmp(&fn[f], &fn[f - 1])))
 				continue;
-			const uint8_t *p = mem + (fn[f].lo - s->sh_addr);
+			const uint8_t *p = mem + (fn[f].lo - s->addr);
 			size_t len = fn[f].hi - fn[f].lo;
 
-			if (!pair_in(pairs, npairs, fn[f].lo - s->sh_addr,
-				     fn[f].hi - s->sh_addr))
-				continue;
 			n = decode_function(p, len, at, 16);
 			if (n < 0) {
 				st->unclean++;
 				continue;
 			}
 			for (int k = 0; k < n; k++) {
-				if (rewrite_site(memfd, (uint8_t *)p + at[k], prot)) {
+				if (rewrite_site(memfd, (uint8_t *)p + at[k], s->prot)) {
 					obj_site(o, (uint8_t *)p + at[k]);
 					st->rewritten++;
-				} else
+				} else {
 					st->failed++;
+				}
 			}
 		}
 		/* Merge this section's functions, then count the 0f a2
@@ -594,8 +619,7 @@ static void scan_object(struct rw_obj *o, const struct rw_map *maps,
 		size_t w = 0;
 		ncover = 0;
 		for (size_t f = 0; f < nfn; f++)
-			if (fn[f].lo >= s->sh_addr &&
-			    fn[f].hi <= s->sh_addr + s->sh_size)
+			if (fn[f].lo >= s->addr && fn[f].hi <= s->addr + s->size)
 				push_range(&cover, &ncover, &capcover, fn[f].lo,
 					   fn[f].hi);
 		for (size_t g = 0; g < ncover; g++) {
@@ -606,12 +630,14 @@ static void scan_object(struct rw_obj *o, const struct rw_map *maps,
 				cover[w++] = cover[g];
 			}
 		}
-		for (size_t k = 0; k < npairs; k++)
-			if (!covered(cover, w, s->sh_addr + pairs[k]))
+		for (size_t k = 0; k < s->npairs; k++)
+			if (!covered(cover, w, s->addr + s->pairs[k]))
 				st->outside++;
-		free(pairs);
 	}
 out:
+	for (size_t i = 0; i < nxs; i++)
+		free(xs[i].pairs);
+	free(xs);
 	free(fn);
 	free(cover);
 	free(sh);

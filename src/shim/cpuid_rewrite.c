@@ -11,7 +11,9 @@
  * .eh_frame FDEs (present in stripped objects: x86-64 code has unwind
  * tables by default) and the sized function symbols of .symtab and
  * .dynsym. A function whose decoding hits an invalid instruction, or does
- * not end exactly at its last byte, is left alone, and so is code no
+ * not end exactly at its last byte, is left alone, so is a CPUID that
+ * another clean function covering the same bytes does not see (a symbol
+ * starting inside an instruction), and so is code no
  * function covers (hand-written tables, JIT code, objects without unwind
  * information): those CPUIDs run natively and --debug says so, once per
  * object. A byte search only skips functions that cannot hold a CPUID;
@@ -77,7 +79,7 @@ struct range {
 };
 
 struct scan_stats {
-	size_t rewritten, unclean, outside, failed;
+	size_t rewritten, unclean, disagree, outside, failed;
 };
 
 /* An executable section that holds 0f a2 pairs, and where it is mapped. */
@@ -320,6 +322,9 @@ next:
 
 static ZydisDecoder decoder;
 
+/* More CPUIDs than this in one function: leave the function alone. */
+#define MAX_CPUID_PER_FN	16
+
 /*
  * Decode [p, p + len) as one function. Returns the number of CPUIDs found
  * (their offsets in @at, at most @max), or -1 when the bytes do not decode
@@ -489,6 +494,8 @@ static void scan_object(struct rw_obj *o, const struct rw_map *maps,
 	size_t nfn = 0, ncover = 0, capcover = 0, nxs = 0;
 	struct xsec *xs = NULL;
 	struct fn_set fns = {0};
+	int *res = NULL;			/* per function: CPUIDs, or -1 */
+	size_t (*at)[MAX_CPUID_PER_FN] = NULL;	/* their offsets */
 	struct stat sb;
 	int fd;
 
@@ -585,28 +592,51 @@ static void scan_object(struct rw_obj *o, const struct rw_map *maps,
 	if (nfn)
 		qsort(fn, nfn, sizeof(*fn), range_cmp);
 
+	res = calloc(nfn ? nfn : 1, sizeof(*res));
+	at = calloc(nfn ? nfn : 1, sizeof(*at));
+	if (!res || !at)
+		goto out;
 	for (size_t i = 0; i < nxs; i++) {
 		const struct xsec *s = &xs[i];
 		const uint8_t *mem = s->mem;
 
+		/* Decode every function here, then rewrite a CPUID only where
+		 * every clean function that covers it saw the same
+		 * instruction there (a symbol that starts inside another
+		 * function must not decide alone). */
 		for (size_t f = 0; f < nfn; f++) {
-			size_t at[16];
-			int n;
-
+			res[f] = -2;	/* not in this section */
 			if (fn[f].lo < s->addr || fn[f].hi > s->addr + s->size ||
 			    (f && !range_cmp(&fn[f], &fn[f - 1])))
 				continue;
-			const uint8_t *p = mem + (fn[f].lo - s->addr);
-			size_t len = fn[f].hi - fn[f].lo;
-
-			n = decode_function(p, len, at, 16);
-			if (n < 0) {
+			res[f] = decode_function(mem + (fn[f].lo - s->addr),
+						 fn[f].hi - fn[f].lo, at[f],
+						 MAX_CPUID_PER_FN);
+			if (res[f] < 0)
 				st->unclean++;
-				continue;
-			}
-			for (int k = 0; k < n; k++) {
-				if (rewrite_site(memfd, (uint8_t *)p + at[k], s->prot)) {
-					obj_site(o, (uint8_t *)p + at[k]);
+		}
+		for (size_t f = 0; f < nfn; f++) {
+			for (int k = 0; k < res[f]; k++) {
+				uint64_t a = fn[f].lo + at[f][k];
+				uint8_t *site = (uint8_t *)mem + (a - s->addr);
+				bool agree = true;
+
+				for (size_t g = 0; g < nfn && agree; g++) {
+					bool seen = false;
+
+					if (g == f || res[g] < 0 || fn[g].lo > a ||
+					    fn[g].hi < a + 2)
+						continue;
+					for (int j = 0; j < res[g]; j++)
+						seen |= fn[g].lo + at[g][j] == a;
+					agree = seen;
+				}
+				if (!agree) {
+					st->disagree++;
+				} else if (sgxemu__cpuid_site_known((uintptr_t)site)) {
+					continue;	/* found twice */
+				} else if (rewrite_site(memfd, site, s->prot)) {
+					obj_site(o, site);
 					st->rewritten++;
 				} else {
 					st->failed++;
@@ -635,6 +665,8 @@ static void scan_object(struct rw_obj *o, const struct rw_map *maps,
 				st->outside++;
 	}
 out:
+	free(res);
+	free(at);
 	for (size_t i = 0; i < nxs; i++)
 		free(xs[i].pairs);
 	free(xs);
@@ -795,13 +827,15 @@ static size_t rescan(void)
 			memfd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
 		scan_object(o, &maps[i], n, memfd, &st);
 		total += st.rewritten;
-		if (st.rewritten || st.unclean || st.outside || st.failed)
+		if (st.rewritten || st.unclean || st.disagree || st.outside ||
+		    st.failed)
 			shim_log("cpuid: %s: %zu CPUID rewritten to trap; left "
 				 "native: %zu function(s) with 0f a2 that do not "
-				 "decode cleanly, %zu 0f a2 byte pair(s) outside "
+				 "decode cleanly, %zu CPUID(s) where overlapping "
+				 "functions disagree, %zu 0f a2 byte pair(s) outside "
 				 "known functions, %zu site(s) not writable",
 				 maps[i].path, st.rewritten, st.unclean,
-				 st.outside, st.failed);
+				 st.disagree, st.outside, st.failed);
 		i = j - 1;
 	}
 	/* Objects gone (dlclose, munmap): their addresses may be reused. */

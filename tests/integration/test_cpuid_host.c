@@ -44,7 +44,8 @@ void probe_cpuid(uint32_t leaf, uint32_t subleaf, uint32_t regs[4]);
 uint32_t probe_imm(void);
 void probe_unclean(uint32_t leaf, uint32_t subleaf, uint32_t regs[4]);
 extern const uint8_t probe_cpuid_insn[], probe_unclean_insn[], probe_text_data[];
-extern const uint8_t probe_imm_insn[];
+extern const uint8_t probe_imm_insn[], probe_overlap_inner[];
+uint32_t probe_overlap(void);
 
 __asm__(".text\n"
 	".globl probe_cpuid\n.type probe_cpuid,@function\n"
@@ -76,6 +77,19 @@ __asm__(".text\n"
 	"pop %rbx\nret\n"
 	".byte 0xb8\n"		/* mov $imm32, %eax without its immediate */
 	".size probe_unclean, .-probe_unclean\n"
+
+	/* mov $0x90c3a20f, %eax; ret -- and a second function symbol one
+	 * byte in, where the bytes read cpuid; ret; nop: the decodings
+	 * disagree, so nothing is rewritten. */
+	".globl probe_overlap\n.type probe_overlap,@function\n"
+	"probe_overlap:\n"
+	".byte 0xb8\n"
+	".globl probe_overlap_inner\n.type probe_overlap_inner,@function\n"
+	"probe_overlap_inner:\n"
+	".byte 0x0f, 0xa2, 0xc3, 0x90\n"
+	".size probe_overlap_inner, .-probe_overlap_inner\n"
+	"ret\n"
+	".size probe_overlap, .-probe_overlap\n"
 
 	".globl probe_text_data\nprobe_text_data:\n"
 	".byte 0x0f, 0xa2, 0x0f, 0xa2\n"
@@ -146,6 +160,8 @@ static int probe_main(const char *mode, const char *arg)
 	       probe_imm_insn[1], probe_imm_insn[2], probe_text_data[0],
 	       probe_text_data[1], probe_text_data[2], probe_text_data[3]);
 	printf("imm %x\n", probe_imm());
+	printf("overlap %x %02x%02x\n", probe_overlap(), probe_overlap_inner[0],
+	       probe_overlap_inner[1]);
 	if (!strcmp(mode, "leaves")) {
 		probe_all("main", probe_cpuid);
 		probe_all("unclean", probe_unclean);
@@ -544,6 +560,7 @@ TEST(rewrite_leaves_other_bytes_alone)
 	CHECK(strstr(out, "mech rewrite\n") != NULL);
 	CHECK(strstr(out, "bytes 0fa2 0fa2 0fa20fa2\n") != NULL);
 	CHECK(strstr(out, "imm a20f\n") != NULL);
+	CHECK(strstr(out, "overlap 90c3a20f 0fa2\n") != NULL);
 	/* The unclean function's CPUID ran natively. */
 	REQUIRE(leaf(out, "unclean", 7, 0, r));
 	native(7, 0, n);
@@ -560,7 +577,8 @@ TEST(rewrite_leaves_other_bytes_alone)
 
 		REQUIRE(p != NULL);
 		CHECK(strstr(p, "CPUID rewritten to trap; left native: 1 "
-			     "function(s) with 0f a2 that do not decode cleanly, 2 "
+			     "function(s) with 0f a2 that do not decode cleanly, 1 "
+			     "CPUID(s) where overlapping functions disagree, 2 "
 			     "0f a2 byte pair(s) outside known functions") != NULL);
 	}
 }

@@ -130,12 +130,31 @@ static int install_handler(int sig)
 	return get_sigaction()(sig, &sa, &app_act);
 }
 
-static void enable_fault_or_rewrite(enum sgxemu_cpuid_mech *mech)
+/*
+ * The handler first, then the trapping: with faulting, a CPUID between
+ * the two would kill the process. Faulting refused (it was available a
+ * moment ago) falls back to rewriting.
+ */
+static int arm(enum sgxemu_cpuid_mech *mech)
 {
-	if (*mech == SGXEMU_CPUID_FAULT && sgxemu__cpuid_fault_enable()) {
+	struct sigaction prev;
+
+	if (*mech == SGXEMU_CPUID_FAULT) {
+		if (install_handler(SIGSEGV))
+			return -1;
+		trap_sig = SIGSEGV;
+		if (!sgxemu__cpuid_fault_enable())
+			return 0;
+		prev = app_act;
+		trap_sig = 0;
+		get_sigaction()(SIGSEGV, &prev, NULL);
 		shim_log("cpuid: CPUID faulting refused; rewriting instead");
 		*mech = SGXEMU_CPUID_REWRITE;
 	}
+	if (install_handler(SIGILL))
+		return -1;
+	trap_sig = SIGILL;
+	return 0;
 }
 
 void shim_cpuid_init(void)
@@ -143,7 +162,6 @@ void shim_cpuid_init(void)
 	struct sgxemu_cpuid_model m;
 	enum sgxemu_cpuid_mech mech;
 	const char *note;
-	int sig;
 
 	mech = sgxemu__cpuid_choose(&note);
 	if (note)
@@ -156,15 +174,13 @@ void shim_cpuid_init(void)
 		return;
 	}
 	sgxemu__cpuid_publish(&m);
-	enable_fault_or_rewrite(&mech);
-	sig = mech == SGXEMU_CPUID_FAULT ? SIGSEGV : SIGILL;
-	if (install_handler(sig)) {
-		shim_log("cpuid: no handler for signal %d: CPUID stays native", sig);
-		if (mech == SGXEMU_CPUID_FAULT)
-			syscall(SYS_arch_prctl, 0x1012 /* ARCH_SET_CPUID */, 1);
+	sgxemu__cpuid_set_mech(mech);
+	if (arm(&mech)) {
+		shim_log("cpuid: no handler for the trap's signal: CPUID stays "
+			 "native");
+		sgxemu__cpuid_set_mech(SGXEMU_CPUID_OFF);
 		return;
 	}
-	trap_sig = sig;
 	sgxemu__cpuid_set_mech(mech);
 	if (mech == SGXEMU_CPUID_REWRITE)
 		shim_log("cpuid: rewrite: %zu CPUID instruction(s) rewritten",

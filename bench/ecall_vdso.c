@@ -16,6 +16,7 @@
 #include <ucontext.h>
 
 #include "../tests/enclaves/shim_encl.h"
+#include "sgxemu/sgxemu.h"
 
 #define SEED_KEY "seed-tree/tools/testing/selftests/x86/sgx/signing_key.pem"
 

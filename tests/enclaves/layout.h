@@ -51,6 +51,7 @@
 #define CMD_EACCEPT	13	/* EACCEPT (SGX2, not yet): #UD expected */
 #define CMD_COMPUTE	14	/* compute enclave: sha256(rsi, rdx) -> (r8) */
 #define CMD_YMM		15	/* like CMD_XMM for all 256 bits of ymm0-15 */
+#define CMD_ZMM		16	/* zmm0-31 and k3 (AVX-512) across a ud2 */
 
 #define LCG_MUL		6364136223846793005ULL
 

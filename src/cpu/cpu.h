@@ -201,6 +201,8 @@ int sgx_emodt(struct sgx_cpu *cpu, const struct sgx_secinfo *secinfo,
  */
 uint64_t sgx_track_enter(struct sgx_encl_ctl *ctl);
 void sgx_track_exit(struct sgx_encl_ctl *ctl, uint64_t entry_epoch);
+/* Has the last ETRACK cycle completed (every thread that was inside left)? */
+bool sgx_track_cycle_done(struct sgx_encl_ctl *ctl);
 
 /*
  * ENCLU leaves that read and write enclave memory, executed by a thread in

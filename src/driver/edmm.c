@@ -388,6 +388,18 @@ int sgxemu__edmm_eaug(struct sgxemu_enclave *e, size_t n)
 	return 0;
 }
 
+int sgxemu__edmm_eaug_now(struct sgxemu_enclave *e, size_t n)
+{
+	struct sgxemu_paging *pg = e->pg;
+
+	/* Anything that could wait for this thread to leave enclave mode
+	 * (reclaim, a VA page's allocation) is for the slow path. */
+	if (pg->secs_evicted || sgxemu__epc_nr_free() <= SGX_NR_LOW_PAGES ||
+	    (!pg->slot[n] && pg->nr_slots >= pg->nr_va * SGX_VA_SLOT_COUNT))
+		return -EAGAIN;
+	return sgxemu__edmm_eaug(e, n) ? -EAGAIN : 0;
+}
+
 /*
  * The processor's epcm_changed hook: an EACCEPT, EACCEPTCOPY or EMODPE
  * changed what the EPCM allows at @linaddr; the host mapping follows.

@@ -51,6 +51,12 @@ int sgx_edmm_remove(struct sgx_encl *encl, uint64_t addr);
  */
 bool sgxemu__edmm_can_eaug(struct sgxemu_enclave *e, size_t n, uint32_t kerr);
 int sgxemu__edmm_eaug(struct sgxemu_enclave *e, size_t n);
+/*
+ * The same on a thread still in enclave mode (before any AEX; paging lock
+ * taken with trylock): only when it cannot wait for any thread (no
+ * reclaim, no new VA page). 0, or -EAGAIN for the AEX path.
+ */
+int sgxemu__edmm_eaug_now(struct sgxemu_enclave *e, size_t n);
 
 /* The processor's epcm_changed hook (struct sgx_cpu), set at ECREATE. */
 void sgxemu__epcm_changed(struct sgx_cpu *cpu, struct sgx_encl_ctl *ctl,

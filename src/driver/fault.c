@@ -170,10 +170,21 @@ int sgxemu__paging_fault_enclave(struct sgxemu_enclave *e, uint64_t addr,
 		return 0;
 	n = (addr - e->base) >> SGX_PAGE_SHIFT;
 	st = __atomic_load_n(&e->pg->state[n], __ATOMIC_ACQUIRE);
-	/* No page here, and SGX2 adds one on fault (facts §8.2): AEX, then
-	 * sgxemu__paging_fault() EAUGs it and the AEP's ERESUME retries. */
-	if (!(st & PS_ADDED) && sgxemu__edmm_can_eaug(e, n, kerr))
-		return 2;
+	/*
+	 * No page here, and SGX2 adds one on fault (facts §8.2). When that
+	 * needs neither reclaim nor a new VA page it is done at once, like
+	 * the aging fault, and the access runs again with no exit (saving an
+	 * AEX and the AEP's ERESUME); otherwise AEX, then
+	 * sgxemu__paging_fault() EAUGs it and the ERESUME retries.
+	 */
+	if (!(st & PS_ADDED) && sgxemu__edmm_can_eaug(e, n, kerr)) {
+		if (sgxemu__paging_trylock()) {
+			if (sgxemu__edmm_eaug_now(e, n) == 0)
+				ret = 1;
+			sgxemu__paging_unlock();
+		}
+		return ret;
+	}
 	if (!(st & PS_HIDDEN)) {
 		/*
 		 * Another thread loaded (or un-aged) the page between this

@@ -349,7 +349,7 @@ bool sgxemu__edmm_can_eaug(struct sgxemu_enclave *e, size_t n, uint32_t kerr)
 	return prot != PROT_NONE;
 }
 
-int sgxemu__edmm_eaug(struct sgxemu_enclave *e, size_t n)
+static int eaug(struct sgxemu_enclave *e, size_t n, bool may_reclaim)
 {
 	struct sgx_pageinfo pi __attribute__((aligned(32)));
 	struct sgx_cpu *cpu = sgxemu__cpu();
@@ -366,7 +366,8 @@ int sgxemu__edmm_eaug(struct sgxemu_enclave *e, size_t n)
 		return -EFAULT;
 	if (n > 0 && resident(e, n - 1) >= 0)
 		hint = resident(e, n - 1) + 1;
-	idx = sgxemu__epc_alloc(hint, false);
+	idx = may_reclaim ? sgxemu__epc_alloc(hint, false) :
+			    sgxemu__epc_try_alloc(hint, false);
 	if (idx < 0)
 		return -EFAULT;
 	memset(&pi, 0, sizeof(pi));
@@ -397,7 +398,12 @@ int sgxemu__edmm_eaug_now(struct sgxemu_enclave *e, size_t n)
 	if (pg->secs_evicted || sgxemu__epc_nr_free() <= SGX_NR_LOW_PAGES ||
 	    (!pg->slot[n] && pg->nr_slots >= pg->nr_va * SGX_VA_SLOT_COUNT))
 		return -EAGAIN;
-	return sgxemu__edmm_eaug(e, n) ? -EAGAIN : 0;
+	return eaug(e, n, false) ? -EAGAIN : 0;
+}
+
+int sgxemu__edmm_eaug(struct sgxemu_enclave *e, size_t n)
+{
+	return eaug(e, n, true);
 }
 
 /*

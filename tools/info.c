@@ -5,10 +5,13 @@
  * (SGX1/SGX2, MISCSELECT, attributes, enclave size limits, EPC sections),
  * launch control, the devices and the engine.
  */
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "engine/secrets.h"
 #include "cli.h"
@@ -27,7 +30,8 @@ static const char usage[] =
 	"\n"
 	"--json  the EPC and paging statistics as JSON (EPC total and free pages\n"
 	"        per section, evictions, reloads, reclaimer runs, enclaves), as\n"
-	"        SGXEMU_STATS writes them at the exit of a program.\n";
+	"        SGXEMU_STATS writes them at the exit of a program, and under\n"
+	"        \"engine\" the trap this host raises for ENCLU (probed).\n";
 
 static void print_size(uint64_t b)
 {
@@ -53,6 +57,67 @@ static const struct {
 	{ SGX_ATTR_AEXNOTIFY, "AEXNOTIFY" },
 };
 
+static const char *signal_name(int signo)
+{
+	return signo == SIGILL ? "SIGILL" : signo == SIGSEGV ? "SIGSEGV" :
+	       signo == SIGBUS ? "SIGBUS" : "none";
+}
+
+/* One line on what ENCLU raises here, from the probe. */
+static void print_trap(void)
+{
+	struct sgxemu_trap_info t;
+	int ret = sgxemu_trap_probe(&t);
+
+	if (ret) {
+		printf("ENCLU trap:       not probed (%s)\n", strerror(-ret));
+		return;
+	}
+	printf("ENCLU trap:       %s, trap %u (probed); EENTER on non-EPC: "
+	       "%s, error 0x%x", sgxemu_trap_name(t.vector), t.vector,
+	       sgxemu_trap_name(t.eenter_vector), t.eenter_error_code);
+	if (t.forced)
+		printf("; delivered as %s (SGXEMU_FAULT_STYLE=%s)",
+		       !strcmp(t.forced, "ud") ? "#UD" : "#GP", t.forced);
+	printf("\n");
+}
+
+/*
+ * --json: the statistics object (sgxemu_stats_write_json, as SGXEMU_STATS
+ * writes it) with the probed trap added last, as "engine".
+ */
+static int info_json(void)
+{
+	struct sgxemu_trap_info t;
+	char buf[1 << 16];
+	int fd = memfd_create("sgxemu-info", MFD_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0 || sgxemu_stats_write_json(fd) ||
+	    (n = pread(fd, buf, sizeof(buf) - 1, 0)) <= 1 || buf[0] != '{') {
+		cli_error("the statistics cannot be written");
+		if (fd >= 0)
+			close(fd);
+		return CLI_EXIT_FAIL;
+	}
+	close(fd);
+	/* Drop the closing brace (and newline) to append a member. */
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '}'))
+		if (buf[--n] == '}')
+			break;
+	buf[n] = 0;
+	if (sgxemu_trap_probe(&t))
+		memset(&t, 0, sizeof(t));
+	printf("%s,\"engine\":{\"enclu_trap\":{\"signal\":\"%s\","
+	       "\"vector\":%u,\"error_code\":%u},\"eenter_trap\":{"
+	       "\"signal\":\"%s\",\"vector\":%u,\"error_code\":%u},"
+	       "\"fault_style\":\"%s\"}}\n", buf, signal_name(t.signo),
+	       t.vector, t.error_code, signal_name(t.eenter_signo),
+	       t.eenter_vector, t.eenter_error_code,
+	       t.forced ? t.forced : "native");
+	return CLI_EXIT_OK;
+}
+
 static int info_main(int argc, char **argv)
 {
 	uint32_t r0[4], r1[4], rs[4];
@@ -72,7 +137,7 @@ static int info_main(int argc, char **argv)
 		return CLI_EXIT_FAIL;
 	}
 	if (json)
-		return sgxemu_stats_write_json(1) ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+		return info_json();
 	sgxemu_platform_cpuid(0, r0);
 	sgxemu_platform_cpuid(1, r1);
 	attrs = (uint64_t)r1[1] << 32 | r1[0];
@@ -141,7 +206,9 @@ static int info_main(int argc, char **argv)
 	       "is ENOMEM)" : "on: EWB/ELDU, reclaimer at 32/64 free pages, "
 	       "batches of 16 (statistics: info --json, SGXEMU_STATS)");
 	printf("engine:           native (enclave code runs on the host thread; "
-	       "ENCLU via SIGILL); guard mode %s\n", sgxemu_guard() ? "on" : "off");
+	       "each ENCLU is the host's trap below); guard mode %s\n",
+	       sgxemu_guard() ? "on" : "off");
+	print_trap();
 	return cpu ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 }
 

@@ -271,3 +271,10 @@ bool sgxemu__paging_prefault_entry(struct sgxemu_enclave *e, uint64_t tcs)
 	sgxemu__paging_unlock();
 	return loaded;
 }
+
+const struct sgxemu_encl_ops sgxemu__paging_ops = {
+	.fault_enclave = sgxemu__paging_fault_enclave,
+	.fault = sgxemu__paging_fault,
+	.prefault_entry = sgxemu__paging_prefault_entry,
+	.hidden = sgxemu__paging_hidden,
+};

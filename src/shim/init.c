@@ -139,6 +139,16 @@ int __sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 			    shim_internal_caller(__builtin_return_address(0)));
 }
 
+/*
+ * The engine's handlers run on its own per-thread alternate stack (they
+ * find the thread's state from their stack pointer), so a program that
+ * sets its own after entering an enclave gets it recorded, not installed.
+ */
+int sigaltstack(const stack_t *ss, stack_t *old)
+{
+	return sgxemu_sigaltstack(ss, old);
+}
+
 static sighandler_t set_handler(int sig, sighandler_t h, int flags)
 {
 	struct sigaction act, old;

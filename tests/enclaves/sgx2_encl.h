@@ -40,6 +40,8 @@ enum {
 	SGX2_OP_LOAD,		/* rax = *(u64 *)a */
 	SGX2_OP_GROW,		/* b pages from a: EACCEPT (pending RW), store
 				 * its address, load it back; rax = failures */
+	SGX2_OP_SPIN,		/* *(u64 *)b = 1, then spin while *(u64 *)a
+				 * is 0 (host memory) */
 };
 
 struct sgx2_mail {
@@ -68,6 +70,8 @@ __asm__(
 	"	je 5f\n"
 	"	cmp $6, %rax\n"
 	"	je 6f\n"
+	"	cmp $7, %rax\n"
+	"	je 12f\n"
 	"	movq $0x7c5, 32(%rdi)\n"
 	"9:	mov %r15, %rbx\n"
 	"	mov $4, %eax\n"			/* EEXIT */
@@ -123,6 +127,14 @@ __asm__(
 	"	dec %r9\n"
 	"	jmp 7b\n"
 	"10:	mov %r10, %rax\n"
+	"	jmp 8b\n"
+	"12:	mov 8(%rdi), %rcx\n"		/* SPIN */
+	"	mov 16(%rdi), %rdx\n"
+	"	movq $1, (%rdx)\n"
+	"13:	pause\n"
+	"	cmpq $0, (%rcx)\n"
+	"	je 13b\n"
+	"	xor %eax, %eax\n"
 	"	jmp 8b\n"
 	"sgx2_encl_code_end:\n"
 	".popsection\n");

@@ -10,6 +10,7 @@
  * The binary re-executes itself through `sgxemu run` when started without
  * the shim. On an SGX1 platform (SGXEMU_SGX2=0) only the ENODEV test runs.
  */
+#include <pthread.h>
 #include <signal.h>
 #include <setjmp.h>
 
@@ -263,6 +264,53 @@ TEST(restrict_then_emodpe_back)
 		CHECK_EQ(rp.result, SGX_PAGE_NOT_MODIFIABLE);
 		CHECK_EQ(rp.count, 0);
 	}
+	sgx2_encl_destroy(&e);
+}
+
+static volatile uint64_t spin_go, spin_in;
+static struct sgx2_encl *spin_encl;
+static struct sgx2_mail spin_mail;
+static struct sgx_enclave_run spin_run;
+
+static void *spinner(void *arg)
+{
+	(void)arg;
+	memset(&spin_mail, 0, sizeof(spin_mail));
+	spin_mail.op = SGX2_OP_SPIN;
+	spin_mail.a = (uint64_t)(uintptr_t)&spin_go;
+	spin_mail.b = (uint64_t)(uintptr_t)&spin_in;
+	sgx2_call(spin_encl, SGX2_TCS1, &spin_mail, &spin_run);
+	return NULL;
+}
+
+/*
+ * The ETRACK + IPI after EMODPR (facts §7.2): a thread that was in the
+ * enclave before the ioctl is made to leave enclave mode (AEX, then it
+ * resumes), so the EACCEPT that follows the ioctl is never NOT_TRACKED.
+ */
+TEST(restrict_kicks_threads_inside_then_eaccept_is_tracked)
+{
+	struct sgx_enclave_restrict_permissions rp;
+	struct sgx2_encl e;
+	struct sgx2_mail m;
+	pthread_t t;
+
+	BUILD(e);
+	spin_encl = &e;
+	spin_go = 0;
+	spin_in = 0;
+	REQUIRE_EQ(pthread_create(&t, NULL, spinner, NULL), 0);
+	for (int i = 0; i < 20000 && !spin_in; i++)
+		usleep(100);
+	REQUIRE(spin_in);
+	CHECK_EQ(restrict_perms(&e, SGX2_RW1, 4096, SGX_SECINFO_R, &rp), 0);
+	CHECK_EQ(call(&e, SGX2_OP_EACCEPT, SGX_SECINFO_REG | SGX_SECINFO_R |
+		      SGX_SECINFO_PR, e.base + SGX2_RW1, 0, &m), 0);
+	CHECK(!(m.rflags & EFL_ZF));
+	spin_go = 1;
+	pthread_join(t, NULL);
+	CHECK_EQ(spin_run.function, SGX_EEXIT);
+	CHECK_EQ(spin_mail.rax, 0);
 	sgx2_encl_destroy(&e);
 }
 

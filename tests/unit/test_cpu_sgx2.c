@@ -809,3 +809,50 @@ TEST(eremove_unaccepted_trim_with_thread_inside)
 	atomic_fetch_sub(&f.ctl->active_threads, 1);
 	CHECK(f.cpu.epcm[2].valid);
 }
+
+/* --- EPC paging keeps the SGX2 state ---------------------------------------- */
+
+/* EBLOCK, ETRACK, EWB of EPC page @index into host memory, ELDU into @to. */
+static int evict_reload(struct fx *f, size_t index, size_t to)
+{
+	struct sgx_pcmd *pcmd = aligned_alloc(128, sizeof(*pcmd));
+	struct sgx_pageinfo *pi = aligned_alloc(32, sizeof(*pi));
+	uint64_t *slot = t_epc(&f->cpu, 20);
+	int r;
+
+	memset(pcmd, 0, sizeof(*pcmd));
+	memset(pi, 0, sizeof(*pi));
+	pi->srcpge = (uintptr_t)t_page();
+	pi->secinfo = (uintptr_t)pcmd;
+	if ((r = sgx_eblock(&f->cpu, t_epc(&f->cpu, index))) || (r = track(f)) ||
+	    (r = sgx_ewb(&f->cpu, pi, t_epc(&f->cpu, index), slot)))
+		return r;
+	pi->secs = (uintptr_t)t_epc(&f->cpu, 0);
+	return sgx_eldu(&f->cpu, pi, t_epc(&f->cpu, to), slot);
+}
+
+TEST(paging_keeps_pending_and_modified)
+{
+	SETUP(f);
+
+	REQUIRE_EQ(sgx_epa(&f.cpu, SGX_PT_VA, t_epc(&f.cpu, 20)), 0);
+	REQUIRE_EQ(eaug(&f, 10, AUG), 0);
+	REQUIRE_EQ(evict_reload(&f, 10, 11), 0);
+	CHECK(f.cpu.epcm[11].pending && f.cpu.epcm[11].r && f.cpu.epcm[11].w);
+	CHECK_EQ(sgx_cpu_lookup(&f.cpu, AUG), 11);
+	CHECK_EQ(sgx_eaccept(&f.cpu, f.ctl, si_at(&f, 0, REG_RW |
+			     SGX_SECINFO_PENDING), AUG), 0);
+
+	REQUIRE_EQ(sgx_emodt(&f.cpu, host_si(SGX_SECINFO_TRIM), t_epc(&f.cpu, 2)),
+		   0);
+	REQUIRE_EQ(evict_reload(&f, 2, 12), 0);
+	CHECK(f.cpu.epcm[12].modified);
+	CHECK_EQ(f.cpu.epcm[12].page_type, SGX_PT_TRIM);
+	CHECK_EQ(sgx_eaccept(&f.cpu, f.ctl, si_at(&f, 1, SGX_SECINFO_TRIM |
+			     SGX_SECINFO_MODIFIED), DATA), 0);
+
+	REQUIRE_EQ(sgx_emodpr(&f.cpu, host_si(SGX_SECINFO_R), t_epc(&f.cpu, 4)),
+		   0);
+	REQUIRE_EQ(evict_reload(&f, 4, 13), 0);
+	CHECK(f.cpu.epcm[13].pr && f.cpu.epcm[13].r && !f.cpu.epcm[13].w);
+}

@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "engine/cpuid.h"
 #include "engine/secrets.h"
 #include "cli.h"
 #include "commands.h"
@@ -26,7 +27,8 @@ static const char usage[] =
 	"MISCSELECT, the attributes and XFRM enclaves may use, launch-control\n"
 	"mode, the device files and the engine. Honours the same environment\n"
 	"as `sgxemu run` (SGXEMU_EPC_SIZE, SGXEMU_EPC_SECTIONS, SGXEMU_SGX2,\n"
-	"SGXEMU_GUARD).\n"
+	"SGXEMU_GUARD, SGXEMU_CPUID), and how host CPUID is made to answer\n"
+	"as this part there.\n"
 	"\n"
 	"--json  the EPC and paging statistics as JSON (EPC total and free pages\n"
 	"        per section, evictions, reloads, reclaimer runs, enclaves), as\n"
@@ -116,6 +118,27 @@ static int info_json(void)
 	       t.eenter_vector, t.eenter_error_code,
 	       t.forced ? t.forced : "native");
 	return CLI_EXIT_OK;
+}
+
+/* How host CPUID answers as this part under `sgxemu run` here. */
+static void print_cpuid(void)
+{
+	const char *m = sgxemu_cpuid_mechanism();
+	uint32_t r[4];
+
+	if (!strcmp(m, "fault"))
+		printf("cpuid:            fault (CPUID faulting, per thread): host "
+		       "CPUID answers as this part");
+	else if (!strcmp(m, "rewrite"))
+		printf("cpuid:            rewrite (%s: CPUID instructions found "
+		       "by decoding are rewritten to trap): host CPUID answers "
+		       "as this part", sgxemu__cpuid_fault_available() ?
+		       "SGXEMU_CPUID=rewrite" : "this CPU has no CPUID faulting");
+	else
+		printf("cpuid:            off (host CPUID is the processor's)");
+	if (strcmp(m, "off") && !sgxemu_cpuid(7, 0, r))
+		printf(" (leaf 7: SGX%s)", (r[2] >> 30) & 1 ? ", SGX_LC" : "");
+	printf("; CPUID inside an enclave runs natively (hardware: #UD)\n");
 }
 
 static int info_main(int argc, char **argv)
@@ -209,6 +232,7 @@ static int info_main(int argc, char **argv)
 	       "each ENCLU is the host's trap below); guard mode %s\n",
 	       sgxemu_guard() ? "on" : "off");
 	print_trap();
+	print_cpuid();
 	return cpu ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 }
 

@@ -22,6 +22,9 @@
  *   SGXEMU_GUARD         1: guard mode on (default 0), see below
  *   SGXEMU_HOST_ENCLU    0: do not emulate ENCLU executed by host code
  *                        (default 1)
+ *   SGXEMU_CPUID         auto (default), fault, rewrite or off: how host
+ *                        CPUID is made to answer as an SGX part under
+ *                        `sgxemu run` (see sgxemu_cpuid_mechanism)
  */
 #ifndef SGXEMU_SGXEMU_H
 #define SGXEMU_SGXEMU_H
@@ -69,6 +72,28 @@ struct sgx_cpu *sgxemu_platform_cpu(void);
 
 /* CPUID leaf 0x12 sub-leaf @subleaf as the emulated processor answers. */
 void sgxemu_platform_cpuid(uint32_t subleaf, uint32_t regs[4]);
+
+/*
+ * CPUID.(EAX=@leaf, ECX=@subleaf) as host code sees it on the emulated
+ * platform: the host CPU's answer with CPUID.(7,0):EBX[2] (SGX) set and
+ * ECX[30] (SGX_LC) set when launch control is flexible, cleared when
+ * locked; leaf 0x12 as sgxemu_platform_cpuid() (EPC sections from
+ * sub-leaf 2, then an invalid sub-leaf); leaf 0 EAX at least 0x12. Every
+ * other leaf is the host's. regs[] = EAX, EBX, ECX, EDX. For programs
+ * linked against the library (under `sgxemu run` the CPUID instruction
+ * itself answers this way). 0, or -errno when the platform cannot be
+ * created.
+ */
+int sgxemu_cpuid(uint32_t leaf, uint32_t subleaf, uint32_t regs[4]);
+
+/*
+ * How `sgxemu run` makes host CPUID instructions answer as above on this
+ * machine, after SGXEMU_CPUID (auto, fault, rewrite, off): "fault" (CPUID
+ * faulting: the CPU's cpuid_fault feature, Intel), "rewrite" (CPUID
+ * instructions of the program's executable mappings rewritten to trap;
+ * AMD, or SGXEMU_CPUID=rewrite) or "off" (native CPUID).
+ */
+const char *sgxemu_cpuid_mechanism(void);
 
 /* Guard mode (ELRANGE inaccessible to host code while no thread of the
  * process is in enclave mode). May be switched at any time. */

@@ -148,6 +148,16 @@ struct sgx_encl_ctl *sgx_cpu_find_enclave(struct sgx_cpu *cpu,
 /* CPUID leaf 0x12 (SGX) as this processor enumerates it. */
 void sgx_cpu_cpuid(const struct sgx_cpu *cpu, uint32_t subleaf,
 		   uint32_t regs[4]);
+/* The same from a configuration (after sgx_cpu_config_defaults) and its
+ * EPC sections, without a processor: what the platform will enumerate. */
+void sgx_cpuid_leaf12(const struct sgx_cpu_config *cfg,
+		      const struct sgx_epc_section *sections, unsigned nr,
+		      uint32_t subleaf, uint32_t regs[4]);
+/* Fill in a configuration's defaults (as sgx_cpu_init does); -EINVAL for
+ * values the processor refuses. */
+int sgx_cpu_config_defaults(struct sgx_cpu_config *cfg);
+/* The EPC sections of @nr_pages split in @n, as sgx_cpu_init lays them. */
+void sgx_epc_layout(size_t nr_pages, unsigned n, struct sgx_epc_section *out);
 
 /* Launch-control MSRs. Returns 0, or SGX_GP for a locked/unknown MSR. */
 int sgx_wrmsr(struct sgx_cpu *cpu, uint32_t msr, uint64_t value);

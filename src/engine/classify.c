@@ -124,6 +124,7 @@ static bool illegal_in_enclave(const uint8_t *b, size_t n)
 	}
 	case 0x0f:
 		switch (i + 1 < n ? b[i + 1] : 0) {
+		case 0xa2:	/* CPUID: #GP only under CPUID faulting */
 		case 0x33:				/* RDPMC */
 		case 0xa1: case 0xa9:			/* POP FS/GS */
 		case 0xb2: case 0xb4: case 0xb5:	/* LSS/LFS/LGS */

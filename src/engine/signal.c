@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "engine/cpuid.h"
 #include "engine/engine.h"
 
 struct kernel_sigaction {
@@ -292,6 +293,11 @@ static void host_signal(int signo, siginfo_t *info, ucontext_t *uc,
 	    sgxemu__host_enclu(&ev, info, uc, tcb, save))
 		return;
 	if (ev.kind == SGXEMU_EV_EXCEPTION && host_paging_fault(signo, info))
+		return;
+	/* Host CPUID under faulting or at a rewritten site (cpuid.c). */
+	if (ev.kind == SGXEMU_EV_EXCEPTION &&
+	    (ev.vector == X86_TRAP_GP || ev.vector == X86_TRAP_UD) &&
+	    sgxemu__cpuid_trap(uc))
 		return;
 	if ((signo == SIGSEGV || signo == SIGBUS) && sync_fault(signo, info))
 		guard_report(info, uc);

@@ -215,6 +215,7 @@ TEST(illegal_in_enclave_gp_becomes_ud)
 		{ "\x0f\x33\x90", 3 },		/* RDPMC */
 		{ "\x8e\xd8\x90", 3 },		/* MOV DS, AX */
 		{ "\x0f\xb2\x00", 3 },		/* LSS */
+		{ "\x0f\xa2\x90", 3 },		/* CPUID, faulting on */
 	};
 	siginfo_t si;
 	ucontext_t uc;

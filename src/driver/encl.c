@@ -13,6 +13,7 @@
 
 #include <openssl/sha.h>
 
+#include "driver/edmm.h"
 #include "driver/paging.h"
 
 static void set_err(int *sgx_err, int v)
@@ -40,6 +41,8 @@ int sgxemu_enclave_create(const struct sgx_secs *secs, unsigned flags,
 	if (ret)
 		return ret;
 	cpu = sgxemu__cpu();
+	/* EACCEPT/EMODPE changes reach the host mappings (edmm.c). */
+	cpu->epcm_changed = sgxemu__epcm_changed;
 	copy = aligned_alloc(SGX_PAGE_SIZE, SGX_PAGE_SIZE);
 	e = calloc(1, sizeof(*e));
 	if (!copy || !e) {

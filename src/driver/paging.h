@@ -86,6 +86,9 @@ void sgxemu__ksgxd_wake(void);
 /* epc_alloc.c */
 long sgxemu__epc_alloc(long hint, bool high);
 void sgxemu__epc_free(long index);
+/* An EPC page without reclaiming (for a thread still in enclave mode,
+ * which the reclaimer might wait for): the index or -ENOMEM. */
+long sgxemu__epc_try_alloc(long hint, bool high);
 size_t sgxemu__epc_nr_free(void);
 size_t sgxemu__epc_section_free(unsigned section);
 

@@ -14,21 +14,37 @@
 
 #include "test.h"
 
-#define MAX_TESTS	512
 #define TEST_TIMEOUT_S	120
 #define SKIP_EXIT	77
 
-static struct { const char *name; test_fn fn; } tests[MAX_TESTS];
-static int nr_tests;
+/*
+ * The registered tests, in a table that grows as constructors register
+ * them: a binary may hold any number. A test that cannot be registered
+ * (out of memory) is counted and main() fails the binary, naming how
+ * many were lost; a test is never dropped without a word.
+ */
+static struct test_entry { const char *name; test_fn fn; } *tests;
+static int nr_tests, cap_tests, lost_tests;
 static int failures;	/* in the running test (the child) */
 
 void test_register(const char *name, test_fn fn)
 {
-	if (nr_tests < MAX_TESTS) {
-		tests[nr_tests].name = name;
-		tests[nr_tests].fn = fn;
-		nr_tests++;
+	if (nr_tests == cap_tests) {
+		int cap = cap_tests ? 2 * cap_tests : 64;
+		struct test_entry *t = realloc(tests, (size_t)cap * sizeof(*t));
+
+		if (!t) {
+			fprintf(stderr, "test harness: cannot register %s: out of memory\n",
+				name);
+			lost_tests++;
+			return;
+		}
+		tests = t;
+		cap_tests = cap;
 	}
+	tests[nr_tests].name = name;
+	tests[nr_tests].fn = fn;
+	nr_tests++;
 }
 
 void test_fail(const char *file, int line, const char *fmt, ...)
@@ -151,6 +167,10 @@ int main(int argc, char **argv)
 	int passed = 0, failed = 0, skipped = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc > 1 && lost_tests) {
+		printf("FAIL harness: %d test(s) could not be registered\n", lost_tests);
+		return 1;
+	}
 	if (argc > 1) {
 		for (int i = 0; i < nr_tests; i++)
 			if (!strcmp(tests[i].name, argv[1])) {
@@ -196,6 +216,11 @@ int main(int argc, char **argv)
 			printf("FAIL %s\n", tests[i].name);
 			failed++;
 		}
+	}
+	if (lost_tests) {
+		printf("FAIL harness: %d test(s) could not be registered and did not run\n",
+		       lost_tests);
+		failed += lost_tests;
 	}
 	printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
 	return failed ? 1 : 0;

@@ -549,3 +549,65 @@ TEST(paging_info_json)
 	CHECK(strstr(buf, "{\"epc\":{\"total_pages\":2048,\"free_pages\":2048,") == buf);
 	CHECK(strstr(buf, "\"pages_evicted\":0") != NULL);
 }
+
+/*
+ * Found by `make stress`: loading an evicted page allocates an EPC page,
+ * and the reclaim that allocation may run can empty the same enclave and
+ * write its SECS back; the SECS must be there again for ELDU (it was
+ * reloaded before the allocation, and ELDU then failed with #PF on the
+ * SECS operand: the page was lost). Made deterministic here under the
+ * paging lock (ksgxd waits): the other enclave is not reclaimable
+ * (marked shared, as after a fork), the EPC has no free page, and the
+ * enclave keeps only a few resident pages, all old.
+ */
+TEST(paging_load_survives_the_secs_leaving_during_allocation)
+{
+	static long grabbed[4096];
+	struct sgxemu_run run;
+	struct pencl a, b;
+	size_t nr_grabbed = 0, n;
+	int r;
+
+	epc_configure();
+	PLOAD(&a, 1);
+	PLOAD(&b, 4);
+	REQUIRE_EQ(pcall(&a, 0, P_FILL, 0, a.heap_pages, 99, &run), 0);
+	REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EEXIT);
+
+	sgxemu__paging_lock();
+	b.e->pg->shared = true;
+	/* Down to at most one batch of resident pages, aged on the way. */
+	while (a.e->pg->resident > SGX_RECLAIM_BATCH / 2 &&
+	       sgxemu__reclaim_batch(true))
+		;
+	while (sgxemu__epc_nr_free() && nr_grabbed < 4096) {
+		long i = sgxemu__epc_alloc(-1, false);
+
+		if (i < 0)
+			break;
+		grabbed[nr_grabbed++] = i;
+	}
+	CHECK_EQ(sgxemu__epc_nr_free(), 0);
+	CHECK(a.e->pg->resident > 0);
+	CHECK(!a.e->pg->secs_evicted);
+	/* An evicted heap page of a. */
+	for (n = L_PAGES; n < a.e->npages; n++)
+		if (a.e->pg->state[n] & PS_EVICTED)
+			break;
+	REQUIRE(n < a.e->npages);
+	r = sgxemu__paging_load(a.e, n);
+	CHECK_EQ(r, 0);
+	CHECK(!(a.e->pg->state[n] & PS_LOST));
+	for (size_t i = 0; i < nr_grabbed; i++)
+		sgxemu__epc_free(grabbed[i]);
+	b.e->pg->shared = false;
+	sgxemu__paging_unlock();
+
+	/* Every value still there. */
+	REQUIRE_EQ(pcall(&a, 1, P_CHECK, 0, a.heap_pages, 99, &run), 0);
+	REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EEXIT);
+	CHECK_EQ(run.regs.rsi, 0);
+	CHECK_EQ(run.regs.rdx, expected_checksum(99, 0, a.heap_pages));
+	CHECK_EQ(sgxemu_enclave_destroy(a.e), 0);
+	CHECK_EQ(sgxemu_enclave_destroy(b.e), 0);
+}

@@ -65,8 +65,11 @@ $(LIB): $(LIB_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
+# The shim alone decodes x86 code (src/shim/cpuid_rewrite.c: Zydis).
+SHIM_LDLIBS := -lZydis
+
 $(SO): $(SHIM_OBJS) $(LIB_OBJS)
-	$(CC) -shared $(LDFLAGS) -o $@ $^ $(LDLIBS) -Wl,-z,noexecstack
+	$(CC) -shared $(LDFLAGS) -o $@ $^ $(LDLIBS) $(SHIM_LDLIBS) -Wl,-z,noexecstack
 
 $(CLI): $(TOOL_OBJS) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $(TOOL_OBJS) $(LIB) $(LDLIBS)

@@ -5,11 +5,15 @@
  * (SGX1/SGX2, MISCSELECT, attributes, enclave size limits, EPC sections),
  * launch control, the devices and the engine.
  */
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include "engine/cpuid.h"
 #include "engine/secrets.h"
 #include "cli.h"
 #include "commands.h"
@@ -23,11 +27,13 @@ static const char usage[] =
 	"MISCSELECT, the attributes and XFRM enclaves may use, launch-control\n"
 	"mode, the device files and the engine. Honours the same environment\n"
 	"as `sgxemu run` (SGXEMU_EPC_SIZE, SGXEMU_EPC_SECTIONS, SGXEMU_SGX2,\n"
-	"SGXEMU_GUARD).\n"
+	"SGXEMU_GUARD, SGXEMU_CPUID), and how host CPUID is made to answer\n"
+	"as this part there.\n"
 	"\n"
 	"--json  the EPC and paging statistics as JSON (EPC total and free pages\n"
 	"        per section, evictions, reloads, reclaimer runs, enclaves), as\n"
-	"        SGXEMU_STATS writes them at the exit of a program.\n";
+	"        SGXEMU_STATS writes them at the exit of a program, and under\n"
+	"        \"engine\" the trap this host raises for ENCLU (probed).\n";
 
 static void print_size(uint64_t b)
 {
@@ -53,6 +59,88 @@ static const struct {
 	{ SGX_ATTR_AEXNOTIFY, "AEXNOTIFY" },
 };
 
+static const char *signal_name(int signo)
+{
+	return signo == SIGILL ? "SIGILL" : signo == SIGSEGV ? "SIGSEGV" :
+	       signo == SIGBUS ? "SIGBUS" : "none";
+}
+
+/* One line on what ENCLU raises here, from the probe. */
+static void print_trap(void)
+{
+	struct sgxemu_trap_info t;
+	int ret = sgxemu_trap_probe(&t);
+
+	if (ret) {
+		printf("ENCLU trap:       not probed (%s)\n", strerror(-ret));
+		return;
+	}
+	printf("ENCLU trap:       %s, trap %u (probed); EENTER on non-EPC: "
+	       "%s, error 0x%x", sgxemu_trap_name(t.vector), t.vector,
+	       sgxemu_trap_name(t.eenter_vector), t.eenter_error_code);
+	if (t.forced)
+		printf("; delivered as %s (SGXEMU_FAULT_STYLE=%s)",
+		       !strcmp(t.forced, "ud") ? "#UD" : "#GP", t.forced);
+	printf("\n");
+}
+
+/*
+ * --json: the statistics object (sgxemu_stats_write_json, as SGXEMU_STATS
+ * writes it) with the probed trap added last, as "engine".
+ */
+static int info_json(void)
+{
+	struct sgxemu_trap_info t;
+	char buf[1 << 16];
+	int fd = memfd_create("sgxemu-info", MFD_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0 || sgxemu_stats_write_json(fd) ||
+	    (n = pread(fd, buf, sizeof(buf) - 1, 0)) <= 1 || buf[0] != '{') {
+		cli_error("the statistics cannot be written");
+		if (fd >= 0)
+			close(fd);
+		return CLI_EXIT_FAIL;
+	}
+	close(fd);
+	/* Drop the closing brace (and newline) to append a member. */
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '}'))
+		if (buf[--n] == '}')
+			break;
+	buf[n] = 0;
+	if (sgxemu_trap_probe(&t))
+		memset(&t, 0, sizeof(t));
+	printf("%s,\"engine\":{\"enclu_trap\":{\"signal\":\"%s\","
+	       "\"vector\":%u,\"error_code\":%u},\"eenter_trap\":{"
+	       "\"signal\":\"%s\",\"vector\":%u,\"error_code\":%u},"
+	       "\"fault_style\":\"%s\"}}\n", buf, signal_name(t.signo),
+	       t.vector, t.error_code, signal_name(t.eenter_signo),
+	       t.eenter_vector, t.eenter_error_code,
+	       t.forced ? t.forced : "native");
+	return CLI_EXIT_OK;
+}
+
+/* How host CPUID answers as this part under `sgxemu run` here. */
+static void print_cpuid(void)
+{
+	const char *m = sgxemu_cpuid_mechanism();
+	uint32_t r[4];
+
+	if (!strcmp(m, "fault"))
+		printf("cpuid:            fault (CPUID faulting, per thread): host "
+		       "CPUID answers as this part");
+	else if (!strcmp(m, "rewrite"))
+		printf("cpuid:            rewrite (%s: CPUID instructions found "
+		       "by decoding are rewritten to trap): host CPUID answers "
+		       "as this part", sgxemu__cpuid_fault_available() ?
+		       "SGXEMU_CPUID=rewrite" : "this CPU has no CPUID faulting");
+	else
+		printf("cpuid:            off (host CPUID is the processor's)");
+	if (strcmp(m, "off") && !sgxemu_cpuid(7, 0, r))
+		printf(" (leaf 7: SGX%s)", (r[2] >> 30) & 1 ? ", SGX_LC" : "");
+	printf("; CPUID inside an enclave runs natively (hardware: #UD)\n");
+}
+
 static int info_main(int argc, char **argv)
 {
 	uint32_t r0[4], r1[4], rs[4];
@@ -72,7 +160,7 @@ static int info_main(int argc, char **argv)
 		return CLI_EXIT_FAIL;
 	}
 	if (json)
-		return sgxemu_stats_write_json(1) ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+		return info_json();
 	sgxemu_platform_cpuid(0, r0);
 	sgxemu_platform_cpuid(1, r1);
 	attrs = (uint64_t)r1[1] << 32 | r1[0];
@@ -141,7 +229,10 @@ static int info_main(int argc, char **argv)
 	       "is ENOMEM)" : "on: EWB/ELDU, reclaimer at 32/64 free pages, "
 	       "batches of 16 (statistics: info --json, SGXEMU_STATS)");
 	printf("engine:           native (enclave code runs on the host thread; "
-	       "ENCLU via SIGILL); guard mode %s\n", sgxemu_guard() ? "on" : "off");
+	       "each ENCLU is the host's trap below); guard mode %s\n",
+	       sgxemu_guard() ? "on" : "off");
+	print_trap();
+	print_cpuid();
 	return cpu ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 }
 

@@ -38,6 +38,9 @@ static const char usage[] =
 	"  --no-sgx2         enumerate an SGX1-only processor\n"
 	"  --vdso-abi ABI    force the vDSO entry's ABI: mainline or seed\n"
 	"                    (default: that of the first enclave device opened)\n"
+	"  --cpuid MODE      host CPUID as an SGX part: auto (default: fault where\n"
+	"                    the CPU has CPUID faulting, else rewrite), fault,\n"
+	"                    rewrite (CPUID instructions rewritten to trap) or off\n"
 	"  --debug           print the reason of every refusal on stderr\n"
 	"  --policy FILE     security policy (docs/policy.md); checked before\n"
 	"                    PROG starts\n"
@@ -210,6 +213,15 @@ static int run_main(int argc, char **argv)
 					 (unsigned long long)size);
 				setenv("SGXEMU_EPC_SIZE", bytes, 1);
 			}
+		} else if (!strcmp(a, "--cpuid") || !strncmp(a, "--cpuid=", 8)) {
+			const char *v = a[7] == '=' ? a + 8 : (i + 1 < argc ? argv[++i] : NULL);
+
+			if (!v || (strcmp(v, "auto") && strcmp(v, "fault") &&
+				   strcmp(v, "rewrite") && strcmp(v, "off"))) {
+				cli_error("--cpuid is 'auto', 'fault', 'rewrite' or 'off'");
+				return CLI_EXIT_USAGE;
+			}
+			setenv("SGXEMU_CPUID", v, 1);
 		} else if (!strcmp(a, "--vdso-abi") || !strncmp(a, "--vdso-abi=", 11)) {
 			const char *v = a[10] == '=' ? a + 11 : (i + 1 < argc ? argv[++i] : NULL);
 

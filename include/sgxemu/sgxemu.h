@@ -22,6 +22,9 @@
  *   SGXEMU_GUARD         1: guard mode on (default 0), see below
  *   SGXEMU_HOST_ENCLU    0: do not emulate ENCLU executed by host code
  *                        (default 1)
+ *   SGXEMU_CPUID         auto (default), fault, rewrite or off: how host
+ *                        CPUID is made to answer as an SGX part under
+ *                        `sgxemu run` (see sgxemu_cpuid_mechanism)
  */
 #ifndef SGXEMU_SGXEMU_H
 #define SGXEMU_SGXEMU_H
@@ -69,6 +72,28 @@ struct sgx_cpu *sgxemu_platform_cpu(void);
 
 /* CPUID leaf 0x12 sub-leaf @subleaf as the emulated processor answers. */
 void sgxemu_platform_cpuid(uint32_t subleaf, uint32_t regs[4]);
+
+/*
+ * CPUID.(EAX=@leaf, ECX=@subleaf) as host code sees it on the emulated
+ * platform: the host CPU's answer with CPUID.(7,0):EBX[2] (SGX) set and
+ * ECX[30] (SGX_LC) set when launch control is flexible, cleared when
+ * locked; leaf 0x12 as sgxemu_platform_cpuid() (EPC sections from
+ * sub-leaf 2, then an invalid sub-leaf); leaf 0 EAX at least 0x12. Every
+ * other leaf is the host's. regs[] = EAX, EBX, ECX, EDX. For programs
+ * linked against the library (under `sgxemu run` the CPUID instruction
+ * itself answers this way). 0, or -errno when the platform cannot be
+ * created.
+ */
+int sgxemu_cpuid(uint32_t leaf, uint32_t subleaf, uint32_t regs[4]);
+
+/*
+ * How `sgxemu run` makes host CPUID instructions answer as above on this
+ * machine, after SGXEMU_CPUID (auto, fault, rewrite, off): "fault" (CPUID
+ * faulting: the CPU's cpuid_fault feature, Intel), "rewrite" (CPUID
+ * instructions of the program's executable mappings rewritten to trap;
+ * AMD, or SGXEMU_CPUID=rewrite) or "off" (native CPUID).
+ */
+const char *sgxemu_cpuid_mechanism(void);
 
 /* Guard mode (ELRANGE inaccessible to host code while no thread of the
  * process is in enclave mode). May be switched at any time. */
@@ -303,16 +328,55 @@ int sgxemu_sigaction(int signo, const struct sigaction *act,
 		     struct sigaction *oldact);
 /* The application's view of a disposition (what sigaction() returns). */
 int sgxemu_app_sigaction(int signo, struct sigaction *act);
+/*
+ * sigaltstack() for the application: once a thread has entered an enclave
+ * the kernel's alternate stack is the engine's, so this records and
+ * reports the application's own instead (with the kernel's EPERM, EINVAL,
+ * ENOMEM), and the application's handlers run on the engine's stack. The
+ * shim routes sigaltstack() here. 0, or -1 with errno.
+ */
+int sgxemu_sigaltstack(const stack_t *ss, stack_t *old);
 
 /*
- * ENCLU executed by host code (0f 01 d7 outside enclave mode, raising
- * SIGILL here) with EAX = EENTER or ERESUME is emulated: the entry happens
- * with the return point after the 3-byte instruction. On by default
- * (SGXEMU_HOST_ENCLU=0 switches it off: the SIGILL then reaches the
- * application's handler). Other leaves from host code get the SIGILL.
+ * ENCLU executed by host code (0f 01 d7 outside enclave mode: #UD on AMD
+ * hosts, #GP or #PF on Intel ones) with EAX = EENTER or ERESUME is
+ * emulated: the entry happens with the return point after the 3-byte
+ * instruction. On by default (SGXEMU_HOST_ENCLU=0 switches it off: the
+ * host's fault then reaches the application's handler unchanged). Other
+ * leaves from host code get #GP(0) as on SGX hardware: SIGSEGV, SI_KERNEL,
+ * trap 13.
  */
 void sgxemu_set_host_enclu(bool on);
 bool sgxemu_host_enclu(void);
+
+/*
+ * What this host's processor raises for ENCLU, probed once by executing
+ * it (src/engine/probe.c): the trap every engine exit costs. @signo is
+ * SIGILL for #UD (AMD, vector 6) or SIGSEGV for #GP (Intel, vector 13);
+ * the eenter_* fields are what ENCLU[EENTER] on a TCS that is not EPC
+ * raises (a #PF with the SGX bit, vector 14, on Intel). @forced names the
+ * SGXEMU_FAULT_STYLE the engine converts these to ("ud", "gp"), or NULL.
+ */
+struct sgxemu_trap_info {
+	int      signo, code;
+	unsigned vector;
+	uint32_t error_code;
+	int      eenter_signo;
+	unsigned eenter_vector;
+	uint32_t eenter_error_code;
+	const char *forced;
+};
+int sgxemu_trap_probe(struct sgxemu_trap_info *info);
+/* "#UD (SIGILL)", "#GP (SIGSEGV)", ...: for @vector. */
+const char *sgxemu_trap_name(unsigned vector);
+/*
+ * The round trip, in ns (median of @iters), of one ENCLU fault of the
+ * kind this host delivers to a minimal handler that skips it: the floor
+ * any ENCLU-driven exit is measured against (bench/ecall). Single-threaded
+ * callers only: it replaces the fault's handler while it runs. Negative
+ * errno on failure.
+ */
+double sgxemu_trap_cost_ns(unsigned iters);
 
 /*
  * The signal the engine reserves for kicking threads out of enclave mode

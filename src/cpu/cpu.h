@@ -42,6 +42,7 @@ struct sgx_epcm_entry {
 	uint32_t secs;			/* EPC index of the owning SECS */
 	uint64_t enclave_address;	/* linear address (child pages) */
 	uint64_t blocked_epoch;		/* tracking epoch at EBLOCK */
+	uint64_t mod_epoch;		/* tracking epoch at EMODPR/EMODT */
 };
 
 /*
@@ -116,6 +117,15 @@ struct sgx_cpu {
 	uint64_t next_version;		/* EWB versions (under cpu->lock) */
 	struct sgx_encl_ctl *enclaves;	/* every live SECS */
 	pthread_mutex_t lock;		/* EPCM, enclave list, MSRs */
+	/*
+	 * Called (without cpu->lock) after an enclave-mode leaf changed the
+	 * EPCM permissions or state of the page at @linaddr (EACCEPT,
+	 * EACCEPTCOPY, EMODPE). Hardware consults the EPCM at every access;
+	 * the emulator's host mappings cache "EPCM AND VMA" and must follow.
+	 * Optional; async-signal context (the engine's handlers).
+	 */
+	void (*epcm_changed)(struct sgx_cpu *cpu, struct sgx_encl_ctl *ctl,
+			     uint64_t linaddr);
 };
 
 /* Set up the EPC (memfd + mapping) and EPCM. Returns 0 or -errno. */
@@ -138,6 +148,16 @@ struct sgx_encl_ctl *sgx_cpu_find_enclave(struct sgx_cpu *cpu,
 /* CPUID leaf 0x12 (SGX) as this processor enumerates it. */
 void sgx_cpu_cpuid(const struct sgx_cpu *cpu, uint32_t subleaf,
 		   uint32_t regs[4]);
+/* The same from a configuration (after sgx_cpu_config_defaults) and its
+ * EPC sections, without a processor: what the platform will enumerate. */
+void sgx_cpuid_leaf12(const struct sgx_cpu_config *cfg,
+		      const struct sgx_epc_section *sections, unsigned nr,
+		      uint32_t subleaf, uint32_t regs[4]);
+/* Fill in a configuration's defaults (as sgx_cpu_init does); -EINVAL for
+ * values the processor refuses. */
+int sgx_cpu_config_defaults(struct sgx_cpu_config *cfg);
+/* The EPC sections of @nr_pages split in @n, as sgx_cpu_init lays them. */
+void sgx_epc_layout(size_t nr_pages, unsigned n, struct sgx_epc_section *out);
 
 /* Launch-control MSRs. Returns 0, or SGX_GP for a locked/unknown MSR. */
 int sgx_wrmsr(struct sgx_cpu *cpu, uint32_t msr, uint64_t value);
@@ -170,6 +190,20 @@ int sgx_eldu(struct sgx_cpu *cpu, const struct sgx_pageinfo *pageinfo,
 	     void *epc_page, uint64_t *va_slot);
 
 /*
+ * SGX2 ENCLS leaves (eaug.c, emod.c): EAUG adds a PENDING page to an
+ * initialised enclave; EMODPR restricts a page's permissions, EMODT changes
+ * its type to TCS or TRIM. EMODPR/EMODT return 0, an SGX error code
+ * (SGX_PAGE_NOT_MODIFIABLE, SGX_EPC_PAGE_CONFLICT) or a fault. All three
+ * are #GP (undefined leaf) on a processor without SGX2.
+ */
+int sgx_eaug(struct sgx_cpu *cpu, const struct sgx_pageinfo *pageinfo,
+	     void *epc_page);
+int sgx_emodpr(struct sgx_cpu *cpu, const struct sgx_secinfo *secinfo,
+	       void *epc_page);
+int sgx_emodt(struct sgx_cpu *cpu, const struct sgx_secinfo *secinfo,
+	      void *epc_page);
+
+/*
  * Entry-epoch accounting the engine calls when a logical processor enters
  * (EENTER/ERESUME) and leaves (EEXIT/AEX) enclave mode: sgx_track_enter
  * returns the epoch to hand back to sgx_track_exit. Lock-free, so the
@@ -177,6 +211,8 @@ int sgx_eldu(struct sgx_cpu *cpu, const struct sgx_pageinfo *pageinfo,
  */
 uint64_t sgx_track_enter(struct sgx_encl_ctl *ctl);
 void sgx_track_exit(struct sgx_encl_ctl *ctl, uint64_t entry_epoch);
+/* Has the last ETRACK cycle completed (every thread that was inside left)? */
+bool sgx_track_cycle_done(struct sgx_encl_ctl *ctl);
 
 /*
  * ENCLU leaves that read and write enclave memory, executed by a thread in
@@ -186,5 +222,12 @@ int sgx_egetkey(struct sgx_cpu *cpu, struct sgx_encl_ctl *ctl,
 		uint64_t keyrequest, uint64_t outputdata);
 int sgx_ereport(struct sgx_cpu *cpu, struct sgx_encl_ctl *ctl,
 		uint64_t targetinfo, uint64_t reportdata, uint64_t outputdata);
+/* SGX2 ENCLU leaves (eaccept.c): 0, an SGX error code or a fault. */
+int sgx_eaccept(struct sgx_cpu *cpu, struct sgx_encl_ctl *ctl,
+		uint64_t secinfo, uint64_t page);
+int sgx_eacceptcopy(struct sgx_cpu *cpu, struct sgx_encl_ctl *ctl,
+		    uint64_t secinfo, uint64_t dst, uint64_t src);
+int sgx_emodpe(struct sgx_cpu *cpu, struct sgx_encl_ctl *ctl,
+	       uint64_t secinfo, uint64_t page);
 
 #endif /* SGXEMU_CPU_H */

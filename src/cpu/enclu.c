@@ -452,10 +452,26 @@ int sgx_enclu_user(struct sgx_cpu *cpu, struct sgx_lp *lp, uint64_t rax,
 		*zf_out = ret != 0;
 		return 0;
 	case SGX_EACCEPT:
-	case SGX_EMODPE:
 	case SGX_EACCEPTCOPY:
-		/* SGX2 leaves: not implemented yet (their issue). */
-		return SGX_UD;
+		/* Undefined leaves on an SGX1 part (#GP, as any bad EAX). */
+		if (!cpu->config.sgx2)
+			return SGX_GP;
+		ret = rax == SGX_EACCEPT ?
+		      sgx_eaccept(cpu, lp->ctl, rbx, rcx) :
+		      sgx_eacceptcopy(cpu, lp->ctl, rbx, rcx, rdx);
+		if (SGX_IS_FAULT(ret))
+			return ret;
+		*rax_out = (uint64_t)ret;
+		*zf_out = ret != 0;
+		return 0;
+	case SGX_EMODPE:
+		if (!cpu->config.sgx2)
+			return SGX_GP;
+		ret = sgx_emodpe(cpu, lp->ctl, rbx, rcx);
+		if (SGX_IS_FAULT(ret))
+			return ret;
+		/* EMODPE has no error codes and leaves RAX alone. */
+		return 0;
 	case SGX_EENTER:
 	case SGX_ERESUME:
 		/* Already in enclave mode. */

@@ -96,25 +96,47 @@ uint64_t sgx_ssa_frame_min(uint64_t xfrm, uint32_t miscselect)
 	       SGX_GPRSGX_SIZE;
 }
 
-/* Split the EPC into @n sections with distinct "physical" bases. */
-static void sgx_epc_sections(struct sgx_cpu *cpu, unsigned n)
+/*
+ * Split @nr_pages of EPC into @n sections with distinct "physical" bases,
+ * as a multi-socket part enumerates them.
+ */
+void sgx_epc_layout(size_t nr_pages, unsigned n, struct sgx_epc_section *out)
 {
-	size_t per = cpu->nr_pages / n, first = 0;
+	size_t per = nr_pages / n, first = 0;
 	uint64_t phys = SGX_DEFAULT_EPC_PHYS;
 
 	for (unsigned i = 0; i < n; i++) {
-		struct sgx_epc_section *s = &cpu->sections[i];
+		struct sgx_epc_section *s = &out[i];
 		size_t bytes;
 
 		s->first_page = first;
-		s->nr_pages = (i == n - 1) ? cpu->nr_pages - first : per;
+		s->nr_pages = (i == n - 1) ? nr_pages - first : per;
 		s->phys_base = phys;
 		first += s->nr_pages;
 		/* Sections of a real part sit on different nodes: 1 GiB apart. */
 		bytes = s->nr_pages << SGX_PAGE_SHIFT;
 		phys += (bytes + (1ULL << 30) - 1) & ~((1ULL << 30) - 1);
 	}
-	cpu->nr_sections = n;
+}
+
+int sgx_cpu_config_defaults(struct sgx_cpu_config *cfg)
+{
+	if (!cfg->epc_size)
+		cfg->epc_size = SGX_DEFAULT_EPC_SIZE;
+	if (!cfg->nr_sections)
+		cfg->nr_sections = 1;
+	if (!cfg->xfrm_supported)
+		cfg->xfrm_supported = sgx_host_xcr0();
+	if (!cfg->miscselect_supported)
+		cfg->miscselect_supported = SGX_MISC_EXINFO;
+	if (!cfg->max_enclave_size_64)
+		cfg->max_enclave_size_64 = SGX_MAX_ENCLAVE_SIZE_64;
+	if (cfg->epc_size % SGX_PAGE_SIZE ||
+	    cfg->nr_sections > SGX_MAX_EPC_SECTIONS ||
+	    cfg->nr_sections > cfg->epc_size / SGX_PAGE_SIZE ||
+	    cfg->max_enclave_size_64 > 63)
+		return -EINVAL;
+	return 0;
 }
 
 int sgx_cpu_init(struct sgx_cpu *cpu, const struct sgx_cpu_config *config)
@@ -124,20 +146,7 @@ int sgx_cpu_init(struct sgx_cpu *cpu, const struct sgx_cpu_config *config)
 
 	if (config)
 		cfg = *config;
-	if (!cfg.epc_size)
-		cfg.epc_size = SGX_DEFAULT_EPC_SIZE;
-	if (!cfg.nr_sections)
-		cfg.nr_sections = 1;
-	if (!cfg.xfrm_supported)
-		cfg.xfrm_supported = sgx_host_xcr0();
-	if (!cfg.miscselect_supported)
-		cfg.miscselect_supported = SGX_MISC_EXINFO;
-	if (!cfg.max_enclave_size_64)
-		cfg.max_enclave_size_64 = SGX_MAX_ENCLAVE_SIZE_64;
-	if (cfg.epc_size % SGX_PAGE_SIZE ||
-	    cfg.nr_sections > SGX_MAX_EPC_SECTIONS ||
-	    cfg.nr_sections > cfg.epc_size / SGX_PAGE_SIZE ||
-	    cfg.max_enclave_size_64 > 63)
+	if (sgx_cpu_config_defaults(&cfg))
 		return -EINVAL;
 
 	memset(cpu, 0, sizeof(*cpu));
@@ -162,7 +171,8 @@ int sgx_cpu_init(struct sgx_cpu *cpu, const struct sgx_cpu_config *config)
 		err = -ENOMEM;
 		goto out_map;
 	}
-	sgx_epc_sections(cpu, cfg.nr_sections);
+	sgx_epc_layout(cpu->nr_pages, cfg.nr_sections, cpu->sections);
+	cpu->nr_sections = cfg.nr_sections;
 	memcpy(cpu->lepubkeyhash, sgx_default_lehash, sizeof(sgx_default_lehash));
 	/* Deterministic root secrets until the platform loads its own. */
 	sgx_keys_simulator_defaults(&cpu->keys);
@@ -272,21 +282,23 @@ long sgx_cpu_lookup(struct sgx_cpu *cpu, uint64_t linaddr)
  *     ECX[3:0]=1 confidentiality+integrity protected, size likewise in
  *     ECX/EDX), or all zero past the last section.
  */
-void sgx_cpu_cpuid(const struct sgx_cpu *cpu, uint32_t subleaf, uint32_t regs[4])
+void sgx_cpuid_leaf12(const struct sgx_cpu_config *cfg,
+		      const struct sgx_epc_section *sections, unsigned nr,
+		      uint32_t subleaf, uint32_t regs[4])
 {
 	regs[0] = regs[1] = regs[2] = regs[3] = 0;
 	if (subleaf == 0) {
-		regs[0] = 1U | (cpu->config.sgx2 ? 2U : 0U);
-		regs[1] = cpu->config.miscselect_supported;
+		regs[0] = 1U | (cfg->sgx2 ? 2U : 0U);
+		regs[1] = cfg->miscselect_supported;
 		regs[3] = SGX_MAX_ENCLAVE_SIZE_32 |
-			  ((uint32_t)cpu->config.max_enclave_size_64 << 8);
+			  ((uint32_t)cfg->max_enclave_size_64 << 8);
 	} else if (subleaf == 1) {
 		regs[0] = (uint32_t)SGX_ATTR_SUPPORTED;
 		regs[1] = (uint32_t)(SGX_ATTR_SUPPORTED >> 32);
-		regs[2] = (uint32_t)cpu->config.xfrm_supported;
-		regs[3] = (uint32_t)(cpu->config.xfrm_supported >> 32);
-	} else if (subleaf - 2 < cpu->nr_sections) {
-		const struct sgx_epc_section *s = &cpu->sections[subleaf - 2];
+		regs[2] = (uint32_t)cfg->xfrm_supported;
+		regs[3] = (uint32_t)(cfg->xfrm_supported >> 32);
+	} else if (subleaf - 2 < nr) {
+		const struct sgx_epc_section *s = &sections[subleaf - 2];
 		uint64_t size = (uint64_t)s->nr_pages << SGX_PAGE_SHIFT;
 
 		regs[0] = 1U | ((uint32_t)s->phys_base & 0xFFFFF000U);
@@ -294,4 +306,10 @@ void sgx_cpu_cpuid(const struct sgx_cpu *cpu, uint32_t subleaf, uint32_t regs[4]
 		regs[2] = 1U | ((uint32_t)size & 0xFFFFF000U);
 		regs[3] = (uint32_t)(size >> 32) & 0xFFFFFU;
 	}
+}
+
+void sgx_cpu_cpuid(const struct sgx_cpu *cpu, uint32_t subleaf, uint32_t regs[4])
+{
+	sgx_cpuid_leaf12(&cpu->config, cpu->sections, cpu->nr_sections,
+			 subleaf, regs);
 }

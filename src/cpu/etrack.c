@@ -81,3 +81,16 @@ bool sgx_tracking_done(struct sgx_encl_ctl *ctl, uint64_t blocked)
 		return true;		/* a later ETRACK needed this cycle done */
 	return atomic_load(&ctl->threads_at[blocked & 1]) == 0;
 }
+
+/*
+ * True when the ETRACK cycle started last has completed: no logical
+ * processor that entered before it is still in enclave mode. The kernel
+ * learns this by the completion of its IPI, which forces an AEX on every
+ * CPU; the emulator's kick is asynchronous, so the driver waits on this.
+ */
+bool sgx_track_cycle_done(struct sgx_encl_ctl *ctl)
+{
+	uint64_t epoch = atomic_load(&ctl->epoch);
+
+	return epoch == 0 || atomic_load(&ctl->threads_at[(epoch - 1) & 1]) == 0;
+}

@@ -82,6 +82,22 @@ int sgx_rsa3072_verify(const uint8_t n_le[SGX_MODULUS_SIZE],
 		       const uint8_t digest[32],
 		       uint8_t padding[SGX_PKCS1_PADDING_SIZE]);
 
+/*
+ * SECINFO.FLAGS bits that are reserved for the SGX2 leaves (EMODPR, EMODT,
+ * EACCEPT, EACCEPTCOPY, EMODPE): 7:6 and 63:16. PENDING, MODIFIED and PR
+ * are fields there, not reserved.
+ */
+#define SGX_SECINFO_SGX2_RESERVED \
+	(~(SGX_SECINFO_PERM_MASK | SGX_SECINFO_PENDING | SGX_SECINFO_MODIFIED | \
+	   SGX_SECINFO_PR | SGX_SECINFO_PT_MASK))
+
+/* True when the SECINFO at @si has reserved bits or bytes set. */
+static inline bool sgx_secinfo_sgx2_reserved(const struct sgx_secinfo *si)
+{
+	return (si->flags & SGX_SECINFO_SGX2_RESERVED) ||
+	       !sgx_all_zero(si->reserved, sizeof(si->reserved));
+}
+
 /* Drop an enclave's hidden state (EREMOVE of its SECS, cpu teardown). */
 void sgx_encl_ctl_free(struct sgx_encl_ctl *ctl);
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "driver/drv.h"
+#include "driver/edmm.h"
 #include "driver/security.h"
 
 bool sgx_drv_debug;
@@ -300,6 +301,7 @@ static void encl_release(struct sgx_file *f)
 
 	if (!encl)
 		return;
+	sgx_edmm_detach(encl);
 	/*
 	 * In a forked child the processor state is a copy that shares the
 	 * EPC with the parent: removing pages here would destroy the

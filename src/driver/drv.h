@@ -66,6 +66,9 @@ int sgx_vma_prot_at(const struct sgx_file *f, uint64_t addr);
 int sgx_encl_remap(struct sgxemu_enclave *e, uint64_t addr, size_t len,
 		   int prot);
 
+/* The SGX2 ioctls (ioctl_sgx2.c), after the ioctl gate. */
+long sgx_ioc_sgx2(struct sgx_file *f, unsigned long cmd, unsigned long arg);
+
 /* After fork: keep this process's half of the free EPC (epc_fork.c). */
 void sgx_epc_fork_split(bool child);
 

@@ -2,8 +2,9 @@
 /*
  * Enclave objects behind the public C API: ECREATE, EADD + EEXTEND, EINIT
  * and EREMOVE through the processor model, the ELRANGE reservation, the
- * per-page mapping permissions, and the table the engine looks enclaves up
- * in by address (lock-free, for signal handlers).
+ * per-page mapping permissions; each enclave is registered in the
+ * engine's table (src/engine/encl_table.c) with the page hooks of
+ * fault.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -12,58 +13,8 @@
 
 #include <openssl/sha.h>
 
+#include "driver/edmm.h"
 #include "driver/paging.h"
-
-struct sgxemu_enclave *_Atomic sgxemu__enclaves[MAX_ENCLAVES];
-static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
-static atomic_int table_used;		/* slots [0, table_used) ever used */
-
-struct sgxemu_enclave *sgxemu__encl_find(uint64_t addr)
-{
-	int n = atomic_load(&table_used);
-
-	for (int i = 0; i < n; i++) {
-		struct sgxemu_enclave *e = atomic_load(&sgxemu__enclaves[i]);
-
-		if (e && addr >= e->base && addr - e->base < e->size)
-			return e;
-	}
-	return NULL;
-}
-
-struct sgxemu_enclave *sgxemu_enclave_find(uint64_t addr)
-{
-	return sgxemu__encl_find(addr);
-}
-
-int sgxemu__encl_register(struct sgxemu_enclave *e)
-{
-	int ret = -ENOSPC;
-
-	pthread_mutex_lock(&table_lock);
-	for (int i = 0; i < MAX_ENCLAVES; i++) {
-		if (!atomic_load(&sgxemu__enclaves[i])) {
-			e->table_slot = i;
-			atomic_store(&sgxemu__enclaves[i], e);
-			if (atomic_load(&table_used) <= i)
-				atomic_store(&table_used, i + 1);
-			ret = 0;
-			break;
-		}
-	}
-	pthread_mutex_unlock(&table_lock);
-	return ret;
-}
-
-void sgxemu__encl_unregister(struct sgxemu_enclave *e)
-{
-	pthread_mutex_lock(&table_lock);
-	if (e->table_slot >= 0 &&
-	    atomic_load(&sgxemu__enclaves[e->table_slot]) == e)
-		atomic_store(&sgxemu__enclaves[e->table_slot], NULL);
-	e->table_slot = -1;
-	pthread_mutex_unlock(&table_lock);
-}
 
 static void set_err(int *sgx_err, int v)
 {
@@ -90,6 +41,8 @@ int sgxemu_enclave_create(const struct sgx_secs *secs, unsigned flags,
 	if (ret)
 		return ret;
 	cpu = sgxemu__cpu();
+	/* EACCEPT/EMODPE changes reach the host mappings (edmm.c). */
+	cpu->epcm_changed = sgxemu__epcm_changed;
 	copy = aligned_alloc(SGX_PAGE_SIZE, SGX_PAGE_SIZE);
 	e = calloc(1, sizeof(*e));
 	if (!copy || !e) {
@@ -149,6 +102,8 @@ int sgxemu_enclave_create(const struct sgx_secs *secs, unsigned flags,
 	if (ret)
 		goto out_unmap;
 	sgxemu__ksgxd_start();
+	sgxemu__stats_init();
+	e->ops = &sgxemu__paging_ops;
 	ret = sgxemu__encl_register(e);
 	if (ret) {
 		sgxemu__paging_destroy(e);

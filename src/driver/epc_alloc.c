@@ -117,6 +117,15 @@ static long try_alloc(long hint, bool high)
 	return ret;
 }
 
+long sgxemu__epc_try_alloc(long hint, bool high)
+{
+	long idx = try_alloc(hint, high);
+
+	if (idx >= 0 && atomic_load(&nr_free) < SGX_NR_LOW_PAGES)
+		sgxemu__ksgxd_wake();
+	return idx;
+}
+
 long sgxemu__epc_alloc(long hint, bool high)
 {
 	for (;;) {

@@ -11,18 +11,12 @@
  * start from the same state: the driver's ioctls (the only allocations a
  * program under the shim makes) are held off across the fork.
  *
- * Uses the engine's internal allocator (src/driver/epc_alloc.c is the
- * engine's file); kept apart here until the shared platform replaces it.
- * Pages already in the EPCM are skipped without asking the allocator, so
+ * Uses the driver's EPC allocator (epc_alloc.c). Pages already in the EPCM are skipped without asking the allocator, so
  * that it never has to reclaim on our behalf; the halving leaves each
  * process above the reclaim watermarks unless the EPC was nearly full.
  */
 #include "driver/drv.h"
-#include "engine/engine.h"
-
-/* The allocator's entry points (declared with the engine's internals). */
-long sgxemu__epc_alloc(long hint, bool high);
-void sgxemu__epc_free(long index);
+#include "driver/paging.h"
 
 void sgx_epc_fork_split(bool child)
 {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Faults on pages the driver keeps inaccessible: aging faults and the
- * fault-in of evicted pages (facts §8.1, §9.6).
+ * Faults on pages the driver keeps inaccessible: aging faults, the
+ * fault-in of evicted pages (facts §8.1, §9.6), and EAUG of a missing page
+ * on an SGX2 platform (§8.2, edmm.c).
  *
  * These run in the engine's signal handlers:
  *  - sgxemu__paging_fault_enclave() before any AEX, on a thread still in
@@ -22,14 +23,26 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "driver/edmm.h"
 #include "driver/paging.h"
 
 #define PS_HIDDEN	(PS_AGED | PS_RECLAIM | PS_EVICTED | PS_LOST)
 
+/*
+ * Also true for an address where SGX2 would EAUG a page on fault (no page,
+ * a mainline enclave, a window over it): to the engine that is one more
+ * page the driver brings in on a fault, so the ENCLU-operand and host-code
+ * paths reach sgxemu__paging_fault() for it.
+ */
 bool sgxemu__paging_hidden(struct sgxemu_enclave *e, size_t page)
 {
-	return e->pg && (__atomic_load_n(&e->pg->state[page], __ATOMIC_ACQUIRE) &
-			 PS_HIDDEN);
+	uint8_t st;
+
+	if (!e->pg)
+		return false;
+	st = __atomic_load_n(&e->pg->state[page], __ATOMIC_ACQUIRE);
+	return (st & PS_HIDDEN) ||
+	       (!(st & PS_ADDED) && sgxemu__edmm_can_eaug(e, page, 0));
 }
 
 static long resident_index(struct sgxemu_enclave *e, size_t n)
@@ -166,6 +179,21 @@ int sgxemu__paging_fault_enclave(struct sgxemu_enclave *e, uint64_t addr,
 		return 0;
 	n = (addr - e->base) >> SGX_PAGE_SHIFT;
 	st = __atomic_load_n(&e->pg->state[n], __ATOMIC_ACQUIRE);
+	/*
+	 * No page here, and SGX2 adds one on fault (facts §8.2). When that
+	 * needs neither reclaim nor a new VA page it is done at once, like
+	 * the aging fault, and the access runs again with no exit (saving an
+	 * AEX and the AEP's ERESUME); otherwise AEX, then
+	 * sgxemu__paging_fault() EAUGs it and the ERESUME retries.
+	 */
+	if (!(st & PS_ADDED) && sgxemu__edmm_can_eaug(e, n, kerr)) {
+		if (sgxemu__paging_trylock()) {
+			if (sgxemu__edmm_eaug_now(e, n) == 0)
+				ret = 1;
+			sgxemu__paging_unlock();
+		}
+		return ret;
+	}
 	if (!(st & PS_HIDDEN)) {
 		/*
 		 * Another thread loaded (or un-aged) the page between this
@@ -207,6 +235,8 @@ int sgxemu__paging_fault(struct sgxemu_enclave *e, uint64_t addr)
 		ret = sgxemu__paging_load(e, n);
 	else if (st & PS_AGED)
 		unage(e, n);
+	else if (!(st & PS_ADDED) && sgxemu__edmm_can_eaug(e, n, 0))
+		ret = sgxemu__edmm_eaug(e, n);
 	/* Otherwise it was loaded meanwhile: the access is retried. */
 	sgxemu__paging_unlock();
 	return ret;
@@ -250,3 +280,10 @@ bool sgxemu__paging_prefault_entry(struct sgxemu_enclave *e, uint64_t tcs)
 	sgxemu__paging_unlock();
 	return loaded;
 }
+
+const struct sgxemu_encl_ops sgxemu__paging_ops = {
+	.fault_enclave = sgxemu__paging_fault_enclave,
+	.fault = sgxemu__paging_fault,
+	.prefault_entry = sgxemu__paging_prefault_entry,
+	.hidden = sgxemu__paging_hidden,
+};

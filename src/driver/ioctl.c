@@ -4,9 +4,8 @@
  * order and its errno for each refusal.
  *
  * Mainline (linux-driver-facts.md §3-§7): CREATE, ADD_PAGES, INIT,
- * PROVISION; the SGX2 ioctls are not implemented and answer as a kernel
- * without them (ENOTTY; ENODEV when the platform has no SGX2, as the
- * kernel with them answers on such a CPU).
+ * PROVISION, and the SGX2 ioctls (ioctl_sgx2.c: RESTRICT_PERMISSIONS,
+ * MODIFY_TYPES, REMOVE_PAGES; ENODEV when the platform has no SGX2).
  *
  * Seed v22 (seed-tree uapi/asm/sgx.h): CREATE, ADD_PAGE, INIT,
  * SET_ATTRIBUTE. Where v22 differs from mainline this follows v22:
@@ -25,6 +24,7 @@
 #include <asm/sgx.h>
 
 #include "driver/drv.h"
+#include "driver/edmm.h"
 #include "driver/security.h"
 
 /* The seed (v22) ioctls that differ from mainline's. */
@@ -109,6 +109,8 @@ static long ioc_create(struct sgx_file *f, unsigned long arg)
 	if (f->api == SGX_API_MAINLINE)
 		encl->attributes_mask = SGX_ATTR_UNPRIV_MASK;
 	encl->created = true;
+	if (f->api == SGX_API_MAINLINE)
+		sgx_edmm_attach(encl);
 	return 0;
 }
 
@@ -405,15 +407,9 @@ long sgx_drv_ioctl(struct sgx_file *f, unsigned long cmd, unsigned long arg)
 			break;
 		case SGX_IOC_ENCLAVE_RESTRICT_PERMISSIONS:
 		case SGX_IOC_ENCLAVE_MODIFY_TYPES:
-		case SGX_IOC_ENCLAVE_REMOVE_PAGES: {
-			uint32_t r0[4];
-
-			sgxemu_platform_cpuid(0, r0);
-			sgx_drv_log("ioctl 0x%lx: SGX2 page management is not "
-				    "implemented", cmd);
-			ret = (r0[0] & 2) ? -ENOTTY : -ENODEV;
+		case SGX_IOC_ENCLAVE_REMOVE_PAGES:
+			ret = sgx_ioc_sgx2(f, cmd, arg);
 			break;
-		}
 		default:
 			ret = -ENOTTY;
 		}

@@ -84,8 +84,22 @@ void sgxemu__ksgxd_start(void);
 void sgxemu__ksgxd_wake(void);
 
 /* epc_alloc.c */
+long sgxemu__epc_alloc(long hint, bool high);
+void sgxemu__epc_free(long index);
+/* An EPC page without reclaiming (for a thread still in enclave mode,
+ * which the reclaimer might wait for): the index or -ENOMEM. */
+long sgxemu__epc_try_alloc(long hint, bool high);
 size_t sgxemu__epc_nr_free(void);
 size_t sgxemu__epc_section_free(unsigned section);
+
+/* fault.c: the engine's hooks for every enclave (struct sgxemu_encl_ops;
+ * engine/engine.h says what each returns). */
+extern const struct sgxemu_encl_ops sgxemu__paging_ops;
+int sgxemu__paging_fault_enclave(struct sgxemu_enclave *e, uint64_t addr,
+				 uint32_t kerr);
+int sgxemu__paging_fault(struct sgxemu_enclave *e, uint64_t addr);
+bool sgxemu__paging_prefault_entry(struct sgxemu_enclave *e, uint64_t tcs);
+bool sgxemu__paging_hidden(struct sgxemu_enclave *e, size_t page);
 
 /* fault.c: load an evicted page (paging lock held). 0 or -EFAULT. */
 int sgxemu__paging_load(struct sgxemu_enclave *e, size_t page);
@@ -96,7 +110,8 @@ int sgxemu__paging_secs_locked(struct sgxemu_enclave *e);
 /* reclaim.c: write the SECS back when no child is left in the EPC. */
 void sgxemu__evict_secs(struct sgxemu_enclave *e);
 
-/* stats.c */
+/* stats.c: SGXEMU_STATS at exit, set up with the first enclave. */
+void sgxemu__stats_init(void);
 extern _Atomic uint64_t sgxemu__st_evicted, sgxemu__st_reloaded,
 	sgxemu__st_ksgxd_runs, sgxemu__st_direct_runs, sgxemu__st_reload_failed,
 	sgxemu__st_aging_faults, sgxemu__st_kicks;

@@ -161,11 +161,18 @@ static void stats_at_exit(void)
 	close(fd);
 }
 
-/* Registered once the platform exists (platform.c calls this). */
-void sgxemu__stats_init(void)
+static void stats_setup(void)
 {
 	const char *path = getenv("SGXEMU_STATS");
 
 	if (path && *path)
 		atexit(stats_at_exit);
+}
+
+/* Once, when the first enclave is created (encl.c). */
+void sgxemu__stats_init(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, stats_setup);
 }

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Enclave-mode events, all arriving as signals:
- *  - SIGILL at ENCLU (0f 01 d7) in the enclave: EEXIT, or another user
- *    leaf done by the processor model (src/cpu/enclu.c);
+ * Enclave-mode events, all arriving as signals and classified first
+ * (classify.c), whichever signal this host's vendor uses:
+ *  - ENCLU (0f 01 d7) in the enclave, #UD on AMD hosts, #GP or #PF on
+ *    Intel ones: EEXIT, or another user leaf done by the processor model
+ *    (src/cpu/enclu.c);
  *  - a synchronous fault (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, and
  *    SIGSYS from syscall user dispatch = #UD): AEX with the exception,
  *    then a fixup or the application's handler at the AEP;
@@ -84,6 +86,8 @@ int sgxemu_unregister_fixup(uintptr_t aep)
 
 uintptr_t sgxemu__fixup_find(uintptr_t aep, unsigned vector)
 {
+	if (!aep)
+		return 0;	/* free slots hold aep 0 */
 	for (int i = 0; i < 64; i++) {
 		if (atomic_load(&fixups[i].aep) != aep)
 			continue;
@@ -369,7 +373,7 @@ static bool paging_fault(struct sgxemu_tcb *tcb, ucontext_t *uc,
 	struct sgxemu_enclave *e = tcb->encl;
 	uint32_t errcd;
 
-	switch (sgxemu__paging_fault_enclave(e, addr, kerr)) {
+	switch (sgxemu__encl_fault_enclave(e, addr, kerr)) {
 	case 1:
 		tcb->stale_faults = 0;
 		return true;
@@ -386,7 +390,7 @@ static bool paging_fault(struct sgxemu_tcb *tcb, ucontext_t *uc,
 	errcd = pf_errcd(tcb, addr, kerr);
 	keep_guard(tcb);
 	do_aex(tcb, uc, save, true, X86_TRAP_PF, errcd, addr, rip);
-	if (sgxemu__paging_fault(e, addr)) {
+	if (sgxemu__encl_fault(e, addr)) {
 		drop_guard(tcb);
 		report_sigbus(uc, errcd, addr & ~(uint64_t)(SGX_PAGE_SIZE - 1),
 			      tcb->lp.aep);
@@ -394,44 +398,18 @@ static bool paging_fault(struct sgxemu_tcb *tcb, ucontext_t *uc,
 	return true;
 }
 
-/* Bytes at enclave address @rip, through the processor's EPC view. */
-static bool enclave_bytes(struct sgxemu_tcb *tcb, uint64_t rip, uint8_t *buf,
-			  size_t n)
+/* Bytes at enclave address @addr, through the processor's EPC view (a
+ * sgxemu_read_fn; @ctx is the thread's TCB). */
+static bool enclave_bytes(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
 {
+	struct sgxemu_tcb *tcb = ctx;
 	struct sgx_encl_ctl *ctl = tcb->lp.ctl;
 
-	if (rip < ctl->base || rip - ctl->base >= ctl->size ||
-	    n > ctl->base + ctl->size - rip)
+	if (addr < ctl->base || addr - ctl->base >= ctl->size ||
+	    n > ctl->base + ctl->size - addr)
 		return false;
-	sgx_encl_read(sgxemu__cpu(), ctl, rip, buf, n);
+	sgx_encl_read(sgxemu__cpu(), ctl, addr, buf, n);
 	return true;
-}
-
-/*
- * Instructions the kernel reports as #GP that are #UD in enclave mode
- * (sgx-facts.md §4.26): INT n, INTO, IN, OUT, INS, OUTS.
- */
-static bool illegal_in_enclave(struct sgxemu_tcb *tcb, uint64_t rip)
-{
-	uint8_t b[15];
-	size_t i = 0;
-
-	if (!enclave_bytes(tcb, rip, b, sizeof(b)) &&
-	    !enclave_bytes(tcb, rip, b, 2))
-		return false;
-	/* Skip legacy and REX prefixes. */
-	while (i < 4 && (b[i] == 0x66 || b[i] == 0x67 || b[i] == 0xf2 ||
-			 b[i] == 0xf3 || (b[i] & 0xf0) == 0x40))
-		i++;
-	switch (b[i]) {
-	case 0xcc: case 0xcd: case 0xce:		/* INT3/INT n/INTO */
-	case 0xe4: case 0xe5: case 0xe6: case 0xe7:	/* IN/OUT imm8 */
-	case 0xec: case 0xed: case 0xee: case 0xef:	/* IN/OUT DX */
-	case 0x6c: case 0x6d: case 0x6e: case 0x6f:	/* INS/OUTS */
-		return b[i] != 0xcc;
-	default:
-		return false;
-	}
 }
 
 /* #PF error code as hardware would report it, with bit 15 for a fault
@@ -536,7 +514,7 @@ static void enclu_in_enclave(struct sgxemu_tcb *tcb, siginfo_t *info,
 
 		for (int i = 0; e && i < 3; i++)
 			if (ops[i] >= e->base && ops[i] - e->base < e->size &&
-			    sgxemu__paging_hidden(e, (ops[i] - e->base) >>
+			    sgxemu__encl_hidden(e, (ops[i] - e->base) >>
 						     SGX_PAGE_SHIFT) &&
 			    paging_fault(tcb, uc, save, ops[i], X86_PF_USER,
 					 rip))
@@ -563,10 +541,7 @@ void sgxemu__enclave_signal(int signo, siginfo_t *info, ucontext_t *uc,
 {
 	greg_t *g = uc->uc_mcontext.gregs;
 	uint64_t rip = g[REG_RIP];
-	uint32_t kerr = (uint32_t)g[REG_ERR];
-	unsigned trap = (unsigned)g[REG_TRAPNO];
-	uint64_t addr = (uint64_t)(uintptr_t)info->si_addr;
-	bool sync;
+	struct sgxemu_event ev;
 
 	if (rip >= (uint64_t)(uintptr_t)sgxemu__commit_start &&
 	    rip <= (uint64_t)(uintptr_t)sgxemu__commit_end) {
@@ -587,77 +562,38 @@ void sgxemu__enclave_signal(int signo, siginfo_t *info, ucontext_t *uc,
 		do_aex(tcb, uc, save, false, 0, 0, 0, rip);
 		return;
 	}
-	sync = info->si_code > 0 &&
-	       (signo == SIGSEGV || signo == SIGBUS || signo == SIGFPE ||
-		signo == SIGILL || signo == SIGTRAP);
-	if (signo == SIGSYS && info->si_code == 2 /* SYS_USER_DISPATCH */) {
+	signo = sgxemu__fault_style_apply(signo, info, uc, true, enclave_bytes,
+					  tcb);
+	sgxemu__classify(signo, info, uc, true, enclave_bytes, tcb, &ev);
+	switch (ev.kind) {
+	case SGXEMU_EV_INTERRUPT:
+		do_aex(tcb, uc, save, false, 0, 0, 0, rip);
+		sgxemu__chain(signo, info, uc, false);
+		return;
+	case SGXEMU_EV_SYSCALL:
 		/* SYSCALL (or INT 0x80, SYSENTER: 2 bytes too) in enclave
 		 * mode: #UD at the instruction. The CPU has already put the
 		 * return address in RCX and RFLAGS in R11 (syscall only). */
 		g[REG_RAX] = (greg_t)(uint64_t)(uint32_t)info->si_syscall;
 		exception(tcb, SIGILL, info, uc, save, X86_TRAP_UD, 0, 0,
-			  rip - 2);
+			  ev.rip);
 		return;
+	case SGXEMU_EV_ENCLU:
+		enclu_in_enclave(tcb, info, uc, save);
+		return;
+	case SGXEMU_EV_EXCEPTION:
+		break;
 	}
-	if (!sync) {
-		do_aex(tcb, uc, save, false, 0, 0, 0, rip);
-		sgxemu__chain(signo, info, uc, false);
-		return;
-	}
-	switch (signo) {
-	case SIGILL: {
-		uint8_t b[3];
-
-		if (enclave_bytes(tcb, rip, b, 3) && b[0] == 0x0f &&
-		    b[1] == 0x01 && b[2] == 0xd7) {
-			enclu_in_enclave(tcb, info, uc, save);
-			return;
-		}
-		exception(tcb, signo, info, uc, save, X86_TRAP_UD, 0, 0, rip);
-		return;
-	}
-	case SIGFPE:
-		exception(tcb, signo, info, uc, save,
-			  trap == X86_TRAP_MF || trap == X86_TRAP_XF ? trap
-							: X86_TRAP_DE,
-			  0, 0, rip);
-		return;
-	case SIGTRAP:
+	if (ev.vector != X86_TRAP_PF) {
 		/* #DB and #BP are traps: RIP is already past them. */
-		exception(tcb, signo, info, uc, save,
-			  trap == X86_TRAP_DB ? X86_TRAP_DB : X86_TRAP_BP,
-			  0, 0, rip);
-		return;
-	case SIGBUS:
-		if (trap == X86_TRAP_PF &&
-		    paging_fault(tcb, uc, save, addr, kerr, rip))
-			return;
-		if (trap == X86_TRAP_AC) {
-			exception(tcb, signo, info, uc, save, X86_TRAP_AC, 0,
-				  0, rip);
-			return;
-		}
-		exception(tcb, signo, info, uc, save, X86_TRAP_PF,
-			  pf_errcd(tcb, addr, kerr), addr, rip);
-		return;
-	default: /* SIGSEGV */
-		if (trap == X86_TRAP_PF &&
-		    paging_fault(tcb, uc, save, addr, kerr, rip))
-			return;
-		if (trap == X86_TRAP_PF) {
-			exception(tcb, signo, info, uc, save, X86_TRAP_PF,
-				  pf_errcd(tcb, addr, kerr), addr, rip);
-		} else if (trap == X86_TRAP_GP && illegal_in_enclave(tcb, rip)) {
-			exception(tcb, signo, info, uc, save, X86_TRAP_UD, 0,
-				  0, rip);
-		} else {
-			exception(tcb, signo, info, uc, save,
-				  trap ? trap : X86_TRAP_GP,
-				  trap == X86_TRAP_GP || trap == 11 ||
-				  trap == 12 ? kerr : 0, 0, rip);
-		}
+		exception(tcb, signo, info, uc, save, ev.vector, ev.errcd, 0,
+			  rip);
 		return;
 	}
+	if (paging_fault(tcb, uc, save, ev.addr, ev.errcd, rip))
+		return;
+	exception(tcb, signo, info, uc, save, X86_TRAP_PF,
+		  pf_errcd(tcb, ev.addr, ev.errcd), ev.addr, rip);
 }
 
 /*
@@ -665,8 +601,9 @@ void sgxemu__enclave_signal(int signo, siginfo_t *info, ucontext_t *uc,
  * up: set it up and let the instruction trap again, now on the alternate
  * stack with the stub's full save/restore around us.
  */
-bool sgxemu__host_enclu(int signo, siginfo_t *info, ucontext_t *uc,
-			struct sgxemu_tcb *tcb, struct sgxemu_sigsave *save)
+bool sgxemu__host_enclu(const struct sgxemu_event *ev, siginfo_t *info,
+			ucontext_t *uc, struct sgxemu_tcb *tcb,
+			struct sgxemu_sigsave *save)
 {
 	greg_t *g = uc->uc_mcontext.gregs;
 	uint64_t rip = g[REG_RIP], rsp, next, tcs, aep;
@@ -676,15 +613,27 @@ bool sgxemu__host_enclu(int signo, siginfo_t *info, ucontext_t *uc,
 	uint32_t leaf = (uint32_t)g[REG_RAX];
 	int ret;
 
-	(void)signo;
 	(void)info;
-	if (!sgxemu__platform.ready ||
+	if (ev->kind != SGXEMU_EV_ENCLU || !sgxemu__platform.ready ||
 	    !__atomic_load_n(&sgxemu__platform.host_enclu, __ATOMIC_ACQUIRE))
 		return false;
-	if (!trampoline && memcmp((void *)(uintptr_t)rip, "\x0f\x01\xd7", 3))
-		return false;
-	if (leaf != SGX_EENTER && leaf != SGX_ERESUME)
-		return false;
+	if (leaf != SGX_EENTER && leaf != SGX_ERESUME) {
+		/*
+		 * Outside enclave mode every other leaf (EEXIT, EREPORT,
+		 * EGETKEY, an unknown one) is #GP(0) on SGX hardware: the
+		 * program sees SIGSEGV, SI_KERNEL, trap 13, whatever this
+		 * host raised for it.
+		 */
+		if (trampoline) {
+			/* The caller's `call` stands for the ENCLU: the
+			 * fault is seen at its return point. */
+			memcpy(&next, (void *)(uintptr_t)g[REG_RSP], 8);
+			g[REG_RSP] += 8;
+			g[REG_RIP] = (greg_t)next;
+		}
+		report(SIGSEGV, NULL, uc, X86_TRAP_GP, 0, 0, 0);
+		return true;
+	}
 	if (!tcb) {
 		/*
 		 * A thread that was never set up (and whose handler may be
@@ -731,7 +680,7 @@ bool sgxemu__host_enclu(int signo, siginfo_t *info, ucontext_t *uc,
 		 * that reaches the program.
 		 */
 		if (ret != SGX_PF || tries >= 8 ||
-		    !sgxemu__paging_prefault_entry(e, tcs))
+		    !sgxemu__encl_prefault_entry(e, tcs))
 			break;
 	}
 	if (ret) {

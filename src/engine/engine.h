@@ -9,6 +9,8 @@
  *              stacks, syscall user dispatch, FS/GS base helpers
  *   signal.c   the real signal handlers, the application's dispositions,
  *              chaining, and the dispatch of every signal
+ *   classify.c what a signal says the thread did (ENCLU, SYSCALL, an
+ *              exception, an interrupt), whichever vendor the host is
  *   aex.c      enclave-mode events: EEXIT and the other ENCLU leaves, AEX
  *              for faults and signals, fixups, host ENCLU emulation
  *   enter.c    the C side of the fast path and sgxemu_enter()
@@ -41,10 +43,12 @@
 
 #ifndef __ASSEMBLER__
 
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <ucontext.h>
 
@@ -56,7 +60,35 @@
  * RIP-relative, which needs hidden visibility in the shared object. */
 #pragma GCC visibility push(hidden)
 
-/* One enclave behind the C API (src/driver/encl.c). */
+struct sgxemu_enclave;
+
+/*
+ * What the engine asks of whoever manages an enclave's pages (the driver:
+ * src/driver/fault.c), as the kernel's fault path asks a VMA's
+ * vm_operations. Set by the driver when it creates the enclave; NULL
+ * members mean "nothing managed here".
+ *
+ * fault_enclave: in enclave mode, a #PF at @addr before any AEX: 0 = not
+ *   a paging fault; 1 = resolved without an exit (continue); 2 = the page
+ *   is paged out: AEX, then call fault() and continue at the AEP; 3 =
+ *   stale (another thread brought it back): run the instruction again.
+ *   @kerr is the kernel's #PF error code.
+ * fault: out of enclave mode, bring the page at @addr back: 0, or -EFAULT
+ *   when it cannot be loaded (the access then faults, as SIGBUS).
+ * prefault_entry: before EENTER/ERESUME, load the TCS and SSA pages if
+ *   paged out; true when something was loaded (retry the entry).
+ * hidden: true when the host mapping of page @page is kept inaccessible
+ *   (aging, being written back, paged out).
+ */
+struct sgxemu_encl_ops {
+	int  (*fault_enclave)(struct sgxemu_enclave *e, uint64_t addr,
+			      uint32_t kerr);
+	int  (*fault)(struct sgxemu_enclave *e, uint64_t addr);
+	bool (*prefault_entry)(struct sgxemu_enclave *e, uint64_t tcs);
+	bool (*hidden)(struct sgxemu_enclave *e, size_t page);
+};
+
+/* One enclave behind the C API (created by src/driver/encl.c). */
 struct sgxemu_enclave {
 	uint64_t base, size;
 	size_t   npages;
@@ -71,11 +103,13 @@ struct sgxemu_enclave {
 	uint64_t last_index;		/* EPC index of the last page added */
 	pthread_mutex_t lock;		/* build operations, mappings */
 	struct sgxemu_paging *pg;	/* EPC paging (src/driver/paging.h) */
+	const struct sgxemu_encl_ops *ops;	/* the driver's page hooks */
 	/* TCB slots of the threads in enclave mode here (kick.c). */
 	_Atomic uint64_t inside[NR_SLOTS / 64];
 };
 
-/* The enclaves, for lock-free lookup by address (handlers, fast path). */
+/* The enclaves, for lock-free lookup by address (handlers, fast path):
+ * encl_table.c; the driver registers what it creates. */
 #define MAX_ENCLAVES 256
 extern struct sgxemu_enclave *_Atomic sgxemu__enclaves[MAX_ENCLAVES];
 struct sgxemu_enclave *sgxemu__encl_find(uint64_t addr);
@@ -157,14 +191,55 @@ void sgxemu__chain(int signo, siginfo_t *info, ucontext_t *uc, bool fault);
 void sgxemu__write_str(const char *s);
 void sgxemu__write_hex(uint64_t v);
 
+/*
+ * classify.c: what a signal says the thread did, independent of which
+ * signal the host's vendor uses for it (DESIGN.md, "How an enclave runs").
+ */
+enum sgxemu_event_kind {
+	SGXEMU_EV_INTERRUPT,	/* asynchronous: a signal, the kick */
+	SGXEMU_EV_ENCLU,	/* ENCLU executed (any fault at 0f 01 d7) */
+	SGXEMU_EV_SYSCALL,	/* SYSCALL trapped by user dispatch: #UD */
+	SGXEMU_EV_EXCEPTION,	/* any other synchronous fault */
+};
+
+struct sgxemu_event {
+	enum sgxemu_event_kind kind;
+	unsigned vector;	/* X86_TRAP_*, as hardware would report it */
+	uint32_t errcd;		/* the kernel's error code (#GP, #PF, ...) */
+	uint64_t addr;		/* si_addr (the #PF address) */
+	uint64_t rip;		/* the faulting instruction */
+};
+
+/* A fault-safe reader of @n bytes at @addr: false if unreadable. */
+typedef bool (*sgxemu_read_fn)(void *ctx, uint64_t addr, uint8_t *buf,
+			       size_t n);
+bool sgxemu__host_read(void *ctx, uint64_t addr, uint8_t *buf, size_t n);
+void sgxemu__classify(int signo, const siginfo_t *info, const ucontext_t *uc,
+		      bool enclave_mode, sgxemu_read_fn read, void *ctx,
+		      struct sgxemu_event *ev);
+
+/* SGXEMU_FAULT_STYLE: deliver ENCLU faults as the other vendor does. */
+enum sgxemu_fault_style {
+	SGXEMU_STYLE_NATIVE,	/* as this host's kernel delivered them */
+	SGXEMU_STYLE_UD,	/* #UD, SIGILL: AMD */
+	SGXEMU_STYLE_GP,	/* #GP, or #PF for host EENTER/ERESUME: Intel */
+};
+extern enum sgxemu_fault_style sgxemu__fault_style;
+void sgxemu__fault_style_init(void);
+int sgxemu__fault_style_apply(int signo, siginfo_t *info, ucontext_t *uc,
+			      bool enclave_mode, sgxemu_read_fn read,
+			      void *ctx);
+
 /* aex.c */
 /* Handle a signal that arrived in enclave mode (save->selector BLOCK). */
 void sgxemu__enclave_signal(int signo, siginfo_t *info, ucontext_t *uc,
 			    struct sgxemu_tcb *tcb,
 			    struct sgxemu_sigsave *save);
-/* SIGILL at a host ENCLU: true if emulated (or reported). */
-bool sgxemu__host_enclu(int signo, siginfo_t *info, ucontext_t *uc,
-			struct sgxemu_tcb *tcb, struct sgxemu_sigsave *save);
+/* Host-mode ENCLU (@ev classified as SGXEMU_EV_ENCLU): true if emulated
+ * or reported. @tcb/@save are NULL on a thread never set up. */
+bool sgxemu__host_enclu(const struct sgxemu_event *ev, siginfo_t *info,
+			ucontext_t *uc, struct sgxemu_tcb *tcb,
+			struct sgxemu_sigsave *save);
 struct sgxemu_fixup_entry {
 	_Atomic uintptr_t aep;
 	uintptr_t fixup;
@@ -192,33 +267,30 @@ void sgxemu__kick_leave(struct sgxemu_tcb *tcb);
 int sgxemu__kick(struct sgxemu_enclave *e);
 struct sgxemu_tcb *sgxemu__tcb_of_slot(int slot);
 
-/*
- * EPC paging hooks the engine calls (src/driver/fault.c).
- * In enclave mode, a #PF at @addr of the current enclave, before any AEX:
- * 0 = not a paging fault; 1 = an aging fault, resolved without an exit
- * (continue the instruction); 2 = the page is paged out: AEX, then call
- * sgxemu__paging_fault and continue at the AEP; 3 = stale (another thread
- * brought the page back meanwhile): run the instruction again. @kerr is
- * the kernel's #PF error code.
- */
-int sgxemu__paging_fault_enclave(struct sgxemu_enclave *e, uint64_t addr,
-				 uint32_t kerr);
-/* Out of enclave mode: bring the page at @addr back. 0, or -EFAULT when
- * its contents cannot be loaded (the fault then stands, as SIGBUS). */
-int sgxemu__paging_fault(struct sgxemu_enclave *e, uint64_t addr);
-/* Before EENTER/ERESUME: load the TCS and SSA pages if paged out; true
- * when something was loaded (retry the entry). */
-bool sgxemu__paging_prefault_entry(struct sgxemu_enclave *e, uint64_t tcs);
-/* True when the driver keeps this page's host mapping inaccessible
- * (aging, being written back, paged out). */
-bool sgxemu__paging_hidden(struct sgxemu_enclave *e, size_t page);
+/* The driver's hooks (struct sgxemu_encl_ops), or what holds without. */
+static inline int sgxemu__encl_fault_enclave(struct sgxemu_enclave *e,
+					     uint64_t addr, uint32_t kerr)
+{
+	return e && e->ops && e->ops->fault_enclave ?
+	       e->ops->fault_enclave(e, addr, kerr) : 0;
+}
 
-/* stats.c: SGXEMU_STATS at exit. */
-void sgxemu__stats_init(void);
+static inline int sgxemu__encl_fault(struct sgxemu_enclave *e, uint64_t addr)
+{
+	return e && e->ops && e->ops->fault ? e->ops->fault(e, addr) : -EFAULT;
+}
 
-/* epc_alloc.c */
-long sgxemu__epc_alloc(long hint, bool high);
-void sgxemu__epc_free(long index);
+static inline bool sgxemu__encl_prefault_entry(struct sgxemu_enclave *e,
+					       uint64_t tcs)
+{
+	return e && e->ops && e->ops->prefault_entry &&
+	       e->ops->prefault_entry(e, tcs);
+}
+
+static inline bool sgxemu__encl_hidden(struct sgxemu_enclave *e, size_t page)
+{
+	return e && e->ops && e->ops->hidden && e->ops->hidden(e, page);
+}
 
 #pragma GCC visibility pop
 #endif /* __ASSEMBLER__ */

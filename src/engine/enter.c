@@ -42,9 +42,8 @@ struct sgxemu_tcb *sgxemu__enter_fast(uint64_t *f, uint64_t tcs)
 	if (!tcb && !(tcb = sgxemu__tcb_prepare()))
 		return NULL;
 	/* ERESUME restores a whole frame, XSAVE state included: the
-	 * ucontext of the trap path is the tool for that. Without FSGSBASE
-	 * the bases need arch_prctl, which only the handler can do. */
-	if ((uint32_t)f[F_RAX] != SGX_EENTER || !sgxemu__have_fsgsbase)
+	 * ucontext of the trap path is the tool for that. */
+	if ((uint32_t)f[F_RAX] != SGX_EENTER)
 		return NULL;
 	e = sgxemu__encl_find(tcs);
 	if (!e)
@@ -57,8 +56,8 @@ struct sgxemu_tcb *sgxemu__enter_fast(uint64_t *f, uint64_t tcs)
 	tcb->encl = e;
 	tcb->in_enclave = true;
 	sgxemu__kick_enter(tcb, e);
-	__asm__ volatile("rdfsbase %0" : "=r"(tcb->host_fs));
-	__asm__ volatile("rdgsbase %0" : "=r"(tcb->host_gs));
+	tcb->host_fs = sgxemu__rdfsbase();
+	tcb->host_gs = sgxemu__rdgsbase();
 	tcb->enc_fs = lp->fsbase;
 	tcb->enc_gs = lp->gsbase;
 	rflags = f[F_RFLAGS];

@@ -76,7 +76,29 @@ sgxemu__enclu_entry_local:
 	mov	%rbp, %rdi		/* frame */
 	mov	%rbx, %rsi		/* TCS */
 	call	sgxemu__enter_fast
-	mov	%rbp, %rsp
+	test	%rax, %rax
+	jz	1f
+	cmpb	$0, sgxemu__have_fsgsbase(%rip)
+	jne	1f
+	/*
+	 * No FSGSBASE: the enclave's bases by arch_prctl, before the commit
+	 * and so still in host mode (a signal here is the host's, and the
+	 * stub saves and puts back whatever FS and GS hold). Every register
+	 * the system calls clobber is reloaded from the frame below.
+	 */
+	mov	%rax, %rdx			/* TCB */
+	mov	TCB_ENC_GS(%rdx), %rsi
+	cmp	TCB_HOST_GS(%rdx), %rsi
+	je	2f
+	mov	$158, %eax			/* arch_prctl */
+	mov	$0x1001, %edi			/* ARCH_SET_GS */
+	syscall
+2:	mov	$158, %eax
+	mov	$0x1002, %edi			/* ARCH_SET_FS */
+	mov	TCB_ENC_FS(%rdx), %rsi
+	syscall
+	mov	%rdx, %rax
+1:	mov	%rbp, %rsp
 	pop	%rbp
 	pop	%r11
 	pop	%r10
@@ -98,11 +120,13 @@ sgxemu__enclu_entry_local:
 	.globl	sgxemu__commit_start
 	.hidden	sgxemu__commit_start
 sgxemu__commit_start:
+	cmpb	$0, sgxemu__have_fsgsbase(%rip)	/* popfq restores flags */
+	je	1f
 	mov	TCB_ENC_FS(%rax), %rcx
 	wrfsbase %rcx
 	mov	TCB_ENC_GS(%rax), %rcx
 	wrgsbase %rcx
-	pop	%rcx			/* R: the enclave's RCX */
+1:	pop	%rcx			/* R: the enclave's RCX */
 	pop	%rax			/* CSSA */
 	popfq
 	.globl	sgxemu__commit_end
@@ -116,7 +140,8 @@ sgxemu__commit_end:
 	pop	%rax
 	popfq
 	/*
-	 * A real ENCLU: #UD here, so the SIGILL handler emulates it. It
+	 * A real ENCLU: it faults here (#UD on AMD, #GP or #PF on Intel) and
+	 * the handler emulates it (classify.c). It
 	 * knows this address: the instruction that ENCLU stands for is the
 	 * caller's `call`, its return point is [RSP], the caller's RSP is
 	 * RSP + 8.
@@ -174,9 +199,22 @@ sgxemu__sig_entry:
 	mov	TCB_HOST_GS(%rbx), %rax
 	wrgsbase %rax
 	jmp	2f
-1:	/* No FSGSBASE: arch_prctl. */
+1:	/*
+	 * No FSGSBASE: arch_prctl, each one a system call, so as few as
+	 * the state allows. Interrupted in enclave mode, FS and GS hold the
+	 * TCS's bases (enclave code cannot change them without FSGSBASE or
+	 * system calls); in host mode they are read. GS stays as it is for
+	 * the handler (user space on x86-64 Linux does not use it).
+	 */
 	sub	$16, %rsp
-	mov	$158, %eax			/* arch_prctl */
+	cmpq	$SEL_BLOCK, 16(%rsp)		/* save.selector */
+	jne	5f
+	mov	TCB_ENC_FS(%rbx), %rax
+	mov	%rax, 8(%rsp)
+	mov	TCB_ENC_GS(%rbx), %rax
+	mov	%rax, (%rsp)
+	jmp	6f
+5:	mov	$158, %eax			/* arch_prctl */
 	mov	$0x1003, %edi			/* ARCH_GET_FS */
 	lea	8(%rsp), %rsi
 	syscall
@@ -184,15 +222,19 @@ sgxemu__sig_entry:
 	mov	$0x1004, %edi			/* ARCH_GET_GS */
 	mov	%rsp, %rsi
 	syscall
+6:	mov	TCB_HOST_FS(%rbx), %rsi
+	cmp	8(%rsp), %rsi
+	je	2f
 	mov	$158, %eax
 	mov	$0x1002, %edi			/* ARCH_SET_FS */
-	mov	TCB_HOST_FS(%rbx), %rsi
 	syscall
-	/* GS: user space on x86-64 Linux does not use it; leave it. */
 2:
 	mov	%r12, %rdi
 	mov	%r13, %rsi
 	mov	%r14, %rdx
+	/* The bases loaded now, to skip rewriting them unchanged below. */
+	mov	(%rsp), %r13			/* GS */
+	mov	TCB_HOST_FS(%rbx), %r14		/* FS */
 	mov	%rbx, %rcx			/* tcb */
 	mov	%rsp, %r8			/* save */
 	mov	%rsp, %r15
@@ -207,15 +249,19 @@ sgxemu__sig_entry:
 	wrfsbase %rax
 	jmp	4f
 3:
+	mov	(%rsp), %rsi
+	cmp	%r13, %rsi
+	je	7f
 	mov	$158, %eax
 	mov	$0x1001, %edi			/* ARCH_SET_GS */
-	mov	(%rsp), %rsi
 	syscall
+7:	mov	8(%rsp), %rsi
+	cmp	%r14, %rsi
+	je	8f
 	mov	$158, %eax
 	mov	$0x1002, %edi			/* ARCH_SET_FS */
-	mov	8(%rsp), %rsi
 	syscall
-	add	$16, %rsp
+8:	add	$16, %rsp
 4:
 	pop	%rax
 	movb	%al, TCB_SELECTOR(%rbx)		/* BLOCK again if returning
@@ -323,5 +369,28 @@ sgxemu__api_fixup:
 	pop	%rbp
 	ret
 	.size	sgxemu__api_enter, . - sgxemu__api_enter
+
+
+/*
+ * The trap probe (probe.c): one ENCLU, whose fault the probe's handler
+ * skips. It needs a fixed address for the handler to recognise and the
+ * exact registers ENCLU reads. In: EDI = leaf, RSI = RBX operand.
+ */
+	.text
+	.globl	sgxemu__probe_enclu
+	.hidden	sgxemu__probe_enclu
+	.type	sgxemu__probe_enclu, @function
+sgxemu__probe_enclu:
+	push	%rbx
+	mov	%edi, %eax
+	mov	%rsi, %rbx
+	xor	%ecx, %ecx
+	.globl	sgxemu__probe_enclu_insn
+	.hidden	sgxemu__probe_enclu_insn
+sgxemu__probe_enclu_insn:
+	ENCLU
+	pop	%rbx
+	ret
+	.size	sgxemu__probe_enclu, . - sgxemu__probe_enclu
 
 	.section .note.GNU-stack, "", @progbits

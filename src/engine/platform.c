@@ -172,6 +172,7 @@ static int platform_create(void)
 		pending.host_enclu : env_flag("SGXEMU_HOST_ENCLU", 1);
 	sgxemu__guard_init(sgxemu__platform.guard);
 	sgx_xsave_layout_init();
+	sgxemu__fault_style_init();
 	ret = sgxemu__thread_init_global();
 	if (ret)
 		goto fail;
@@ -183,7 +184,6 @@ static int platform_create(void)
 	ret = sgxemu__signals_init();
 	if (ret)
 		goto fail;
-	sgxemu__stats_init();
 	return 0;
 fail:
 	sgx_cpu_destroy(&sgxemu__platform.cpu);

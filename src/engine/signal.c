@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "engine/cpuid.h"
 #include "engine/engine.h"
 
 struct kernel_sigaction {
@@ -267,19 +268,36 @@ static bool host_paging_fault(int signo, siginfo_t *info)
 
 	if ((signo != SIGSEGV && signo != SIGBUS) || !sync_fault(signo, info) ||
 	    sgxemu__guard_closed() || !(e = sgxemu__encl_find(addr)) ||
-	    !sgxemu__paging_hidden(e, (addr - e->base) >> SGX_PAGE_SHIFT))
+	    !sgxemu__encl_hidden(e, (addr - e->base) >> SGX_PAGE_SHIFT))
 		return false;
-	return sgxemu__paging_fault(e, addr) == 0;
+	return sgxemu__encl_fault(e, addr) == 0;
 }
 
+/*
+ * Every signal in host mode, on a thread with a TCB (@tcb, @save) or one
+ * never set up (both NULL). ENCLU is recognised first, by instruction and
+ * not by signal, so that an Intel host's #PF for an EENTER on a paged-out
+ * TCS is not taken for the host's own access to that page.
+ */
 static void host_signal(int signo, siginfo_t *info, ucontext_t *uc,
 			struct sgxemu_tcb *tcb, struct sgxemu_sigsave *save)
 {
+	struct sgxemu_event ev;
+
 	if (signo == SGXEMU_KICK_SIGNAL)
 		return;		/* the thread left enclave mode meanwhile */
-	if (signo == SIGILL && sgxemu__host_enclu(signo, info, uc, tcb, save))
+	signo = sgxemu__fault_style_apply(signo, info, uc, false,
+					  sgxemu__host_read, NULL);
+	sgxemu__classify(signo, info, uc, false, sgxemu__host_read, NULL, &ev);
+	if (ev.kind == SGXEMU_EV_ENCLU &&
+	    sgxemu__host_enclu(&ev, info, uc, tcb, save))
 		return;
-	if (host_paging_fault(signo, info))
+	if (ev.kind == SGXEMU_EV_EXCEPTION && host_paging_fault(signo, info))
+		return;
+	/* Host CPUID under faulting or at a rewritten site (cpuid.c). */
+	if (ev.kind == SGXEMU_EV_EXCEPTION &&
+	    (ev.vector == X86_TRAP_GP || ev.vector == X86_TRAP_UD) &&
+	    sgxemu__cpuid_trap(uc))
 		return;
 	if ((signo == SIGSEGV || signo == SIGBUS) && sync_fault(signo, info))
 		guard_report(info, uc);
@@ -298,15 +316,5 @@ void sgxemu__signal(int signo, siginfo_t *info, ucontext_t *uc,
 /* A thread that never entered an enclave (no TCB, host FS). */
 void sgxemu__signal_plain(int signo, siginfo_t *info, void *ctx)
 {
-	ucontext_t *uc = ctx;
-
-	if (signo == SGXEMU_KICK_SIGNAL)
-		return;
-	if (signo == SIGILL && sgxemu__host_enclu(signo, info, uc, NULL, NULL))
-		return;
-	if (host_paging_fault(signo, info))
-		return;
-	if ((signo == SIGSEGV || signo == SIGBUS) && sync_fault(signo, info))
-		guard_report(info, uc);
-	sgxemu__chain(signo, info, uc, sync_fault(signo, info));
+	host_signal(signo, info, ctx, NULL, NULL);
 }

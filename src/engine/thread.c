@@ -22,6 +22,14 @@
 
 #include "engine/engine.h"
 
+#ifndef AT_MINSIGSTKSZ
+#define AT_MINSIGSTKSZ 51
+#endif
+#ifndef SS_AUTODISARM
+#define SS_AUTODISARM (1U << 31)
+#endif
+#define MIN_ALTSTACK 2048	/* the kernel's MINSIGSTKSZ check */
+
 #ifndef PR_SET_SYSCALL_USER_DISPATCH
 #define PR_SET_SYSCALL_USER_DISPATCH	59
 #define PR_SYS_DISPATCH_OFF		0
@@ -46,6 +54,25 @@ static __thread struct sgxemu_tcb *tls_tcb
 
 #define ALT_OFFSET	(2 * 4096)	/* TCB page, guard page */
 
+/*
+ * The program's own alternate signal stack, while the kernel's is the
+ * engine's (sgxemu_sigaltstack): what the program set or would read back.
+ */
+static __thread stack_t app_ss __attribute__((tls_model("initial-exec")));
+
+/* The engine's own changes go to the kernel directly, never through an
+ * interposed sigaltstack() (the shim's). */
+static int raw_sigaltstack(const stack_t *ss, stack_t *old)
+{
+	return syscall(SYS_sigaltstack, ss, old) ? -errno : 0;
+}
+
+/*
+ * The host's FS base. Without FSGSBASE it is read from %fs:0: the x86-64
+ * psABI's thread control block starts with a pointer to itself (glibc,
+ * musl), which saves a system call per entry. Only ever called with the
+ * host's FS loaded.
+ */
 uint64_t sgxemu__rdfsbase(void)
 {
 	uint64_t v = 0;
@@ -53,7 +80,7 @@ uint64_t sgxemu__rdfsbase(void)
 	if (sgxemu__have_fsgsbase)
 		__asm__ volatile("rdfsbase %0" : "=r"(v));
 	else
-		syscall(SYS_arch_prctl, ARCH_GET_FS, &v);
+		__asm__ volatile("mov %%fs:0, %0" : "=r"(v));
 	return v;
 }
 
@@ -102,7 +129,7 @@ static void tcb_destroy(void *p)
 	n = tcb->slot;
 	if (have_sud)
 		prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_OFF, 0, 0, 0);
-	if (sigaltstack(&ss, NULL))
+	if (raw_sigaltstack(&ss, NULL))
 		return;		/* still on it: keep the slot */
 	tls_tcb = NULL;
 	tcb->magic = 0;
@@ -117,6 +144,17 @@ int sgxemu__thread_init_global(void)
 	uint8_t *p;
 	uintptr_t base;
 
+	/*
+	 * Every handler of the engine, and the program's handlers it calls,
+	 * run on the slot's alternate stack: it must hold the largest signal
+	 * frame this CPU's XSAVE features give (AT_MINSIGSTKSZ: about 3 KiB
+	 * with AVX-512, 11 KiB with AMX) many times over.
+	 */
+	if (getauxval(AT_MINSIGSTKSZ) * 16 > SLOT_SIZE - ALT_OFFSET) {
+		sgxemu__write_str("sgxemu: this CPU's signal frames are too "
+				  "large for the engine's signal stacks\n");
+		return -ENOMEM;
+	}
 	sgxemu__have_fsgsbase = (getauxval(AT_HWCAP2) & 2) != 0;
 	/* For testing the arch_prctl path on machines that have FSGSBASE. */
 	if (getenv("SGXEMU_NO_FSGSBASE"))
@@ -176,8 +214,11 @@ struct sgxemu_tcb *sgxemu__tcb_prepare(void)
 	ss.ss_sp = slot + ALT_OFFSET;
 	ss.ss_size = SLOT_SIZE - ALT_OFFSET;
 	ss.ss_flags = 0;
-	if (sigaltstack(&ss, NULL))
+	/* The program's stack, if it had one, is what it reads from now on
+	 * (sgxemu_sigaltstack). */
+	if (raw_sigaltstack(&ss, &app_ss))
 		goto fail;
+	app_ss.ss_flags &= ~SS_ONSTACK;
 	if (have_sud &&
 	    prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON,
 		  (unsigned long)sgxemu__restorer,
@@ -213,4 +254,62 @@ uint64_t sgxemu_thread_aex_count(void)
 	struct sgxemu_tcb *tcb = tls_tcb;
 
 	return tcb ? tcb->aex_count : 0;
+}
+
+/*
+ * sigaltstack() as the program sees it. Before this thread is set up the
+ * kernel's is the program's. Afterwards the kernel's alternate stack is
+ * the engine's (its handlers find the TCB from their stack pointer), so a
+ * change is recorded instead, with the kernel's checks, and read back as
+ * set; the program's handlers then run on the engine's stack.
+ */
+int sgxemu_sigaltstack(const stack_t *ss, stack_t *old)
+{
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	stack_t cur = app_ss;
+	bool on;
+	int ret;
+
+	if (!tls_tcb) {
+		ret = raw_sigaltstack(ss, old);
+		if (ret) {
+			errno = -ret;
+			return -1;
+		}
+		return 0;
+	}
+	on = !(cur.ss_flags & SS_DISABLE) && cur.ss_size &&
+	     sp - (uintptr_t)cur.ss_sp < cur.ss_size;
+	if (ss) {
+		int mode = (int)((unsigned)ss->ss_flags & ~SS_AUTODISARM);
+
+		if (on) {
+			errno = EPERM;
+			return -1;
+		}
+		if (mode != 0 && mode != SS_DISABLE) {
+			errno = EINVAL;
+			return -1;
+		}
+		if (mode == 0 && ss->ss_size < MIN_ALTSTACK) {
+			errno = ENOMEM;
+			return -1;
+		}
+	}
+	if (old) {
+		*old = cur;
+		if (on)
+			old->ss_flags = SS_ONSTACK;
+		else if (!cur.ss_size)
+			old->ss_flags = SS_DISABLE;
+	}
+	if (ss) {
+		app_ss = *ss;
+		if (ss->ss_flags & SS_DISABLE) {
+			app_ss.ss_sp = NULL;
+			app_ss.ss_size = 0;
+			app_ss.ss_flags = SS_DISABLE;
+		}
+	}
+	return 0;
 }

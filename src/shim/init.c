@@ -15,6 +15,7 @@
  *   SGXEMU_DEBUG=1          each refusal's reason on stderr
  *   SGXEMU_VDSO=0           do not publish the vDSO image
  *   SGXEMU_VDSO_ABI=seed|mainline   force the vDSO entry's ABI
+ *   SGXEMU_CPUID=auto|fault|rewrite|off   host CPUID (src/shim/cpuid.c)
  *   (the engine's variables: see include/sgxemu/sgxemu.h)
  */
 #include <dlfcn.h>
@@ -67,6 +68,14 @@ static int real_sigaction(int sig, const struct sigaction *act,
 	return fn(sig, act, old);
 }
 
+/* Signals whose handler the engine installs when the platform comes up. */
+static bool engine_signal(int sig)
+{
+	return sig == SIGILL || sig == SIGSEGV || sig == SIGBUS ||
+	       sig == SIGFPE || sig == SIGTRAP || sig == SIGSYS ||
+	       sig == SGXEMU_KICK_SIGNAL;
+}
+
 /*
  * The engine: reached once the platform is up (the first enclave device).
  * Until then signals are the program's own business.
@@ -102,8 +111,13 @@ void shim_engine_start(void)
 		for (int sig = 1; sig < 65; sig++) {
 			struct sigaction old;
 
+			/* The fault signals and the kick are the engine's
+			 * already: it took the program's dispositions of them
+			 * when the platform came up, and what the kernel has
+			 * now is the engine's own stub. */
 			if (sig == SIGKILL || sig == SIGSTOP || sig == 32 ||
-			    sig == 33 || real_sigaction(sig, NULL, &old))
+			    sig == 33 || engine_signal(sig) ||
+			    real_sigaction(sig, NULL, &old))
 				continue;
 			if (!(old.sa_flags & SA_SIGINFO) &&
 			    (old.sa_handler == SIG_DFL || old.sa_handler == SIG_IGN))
@@ -111,6 +125,7 @@ void shim_engine_start(void)
 			sgxemu_sigaction(sig, &old, NULL);
 		}
 		atomic_store(&engine_ready, true);
+		shim_cpuid_platform_up();
 	}
 	pthread_mutex_unlock(&lock);
 }
@@ -120,6 +135,16 @@ void shim_engine_start(void)
 static int do_sigaction(int sig, const struct sigaction *act,
 			struct sigaction *old, bool internal)
 {
+	/* The CPUID trap's signal: the program's disposition is kept by
+	 * cpuid.c, whose handler stays in front of it (behind the engine's
+	 * once the platform is up). */
+	if (!internal && shim_cpuid_owns(sig)) {
+		if (sig <= 0 || sig >= 65) {
+			errno = EINVAL;
+			return -1;
+		}
+		return shim_cpuid_sigaction(sig, act, old);
+	}
 	/* The engine's own handlers, and everything before the platform
 	 * exists, go straight to the kernel. */
 	if (internal || !atomic_load_explicit(&engine_ready, memory_order_acquire))
@@ -137,6 +162,16 @@ int __sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	return do_sigaction(sig, act, old,
 			    shim_internal_caller(__builtin_return_address(0)));
+}
+
+/*
+ * The engine's handlers run on its own per-thread alternate stack (they
+ * find the thread's state from their stack pointer), so a program that
+ * sets its own after entering an enclave gets it recorded, not installed.
+ */
+int sigaltstack(const stack_t *ss, stack_t *old)
+{
+	return sgxemu_sigaltstack(ss, old);
 }
 
 static sighandler_t set_handler(int sig, sighandler_t h, int flags)
@@ -199,6 +234,9 @@ static void shim_init(int argc, char **argv, char **envp)
 	}
 	debug = env_true("SGXEMU_DEBUG");
 	sgx_drv_debug = debug;
+	/* Runtimes read CPUID before they open a device: from here on it
+	 * answers as the emulated part. */
+	shim_cpuid_init();
 	sgxemu_vdso_enclu = (void *)sgxemu_enclu_entry;
 	if (abi)
 		sgxemu_vdso_abi = !strcmp(abi, "seed") || !strcmp(abi, "v22");

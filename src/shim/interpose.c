@@ -512,6 +512,13 @@ static void *do_mmap(void *(*real)(void *, size_t, int, int, int, off_t),
 	/* A fixed mapping replaces whatever enclave window was there. */
 	if (p != MAP_FAILED && (flags & MAP_FIXED) && sgx_vma_active())
 		sgx_vma_forget(p, len);
+	/* New code from a file: its CPUIDs (cpuid_rewrite.c). */
+	if (p != MAP_FAILED && (prot & PROT_EXEC) && !(flags & MAP_ANONYMOUS)) {
+		int saved = errno;
+
+		shim_cpuid_exec_mapped();
+		errno = saved;
+	}
 	return p;
 }
 
@@ -556,7 +563,14 @@ int mprotect(void *addr, size_t len, int prot)
 			return 0;
 		}
 	}
-	return get_mprotect()(addr, len, prot);
+	ret = get_mprotect()(addr, len, prot);
+	if (!ret && (prot & PROT_EXEC) && !INTERNAL()) {
+		int saved = errno;
+
+		shim_cpuid_exec_mapped();
+		errno = saved;
+	}
+	return ret;
 }
 
 void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
@@ -593,6 +607,7 @@ pid_t fork(void)
 	pid = get_fork()();
 	if (pid == 0) {
 		pthread_mutex_init(&fd_lock, NULL);
+		shim_cpuid_fork_child();
 		sgx_drv_fork_child();
 	} else {
 		sgx_drv_fork_parent();

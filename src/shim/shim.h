@@ -9,6 +9,10 @@
  *   stat.c        the stat family and access for the device paths
  *   vdso.c        the published vDSO image
  *   vdso_entry.S  __vdso_sgx_enter_enclave (both ABIs)
+ *   cpuid.c       host CPUID as the emulated part's: the mechanism, the
+ *                 trap signal's handler and the program's disposition of
+ *                 it, dlopen/dlmopen/dlclose
+ *   cpuid_rewrite.c  CPUID instructions found by decoding, rewritten to UD2
  */
 #ifndef SGXEMU_SHIM_H
 #define SGXEMU_SHIM_H
@@ -17,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <dlfcn.h>
+#include <signal.h>
 #include <sys/types.h>
 
 #include "driver/driver.h"
@@ -97,6 +102,22 @@ extern char sgxemu_vdso_seed_aep[], sgxemu_vdso_seed_fixup[];
 /* Bring the engine's side up (exception fixups, signal routing) once the
  * first enclave device is open. */
 void shim_engine_start(void);
+
+/* cpuid.c: start-up (before main), the platform's values once it is up,
+ * the fork child, new executable file mappings (mmap/mprotect PROT_EXEC). */
+void shim_cpuid_init(void);
+void shim_cpuid_platform_up(void);
+void shim_cpuid_fork_child(void);
+void shim_cpuid_exec_mapped(void);
+/* The trap's signal: the program's disposition of it is kept by cpuid.c
+ * (sigaction's contract, 0 or -1 with errno). */
+bool shim_cpuid_owns(int sig);
+int shim_cpuid_sigaction(int sig, const struct sigaction *act,
+			 struct sigaction *old);
+/* cpuid_rewrite.c: scan what is newly mapped, forget what is gone;
+ * returns the number of CPUIDs rewritten. */
+size_t shim_cpuid_rewrite_scan(void);
+void shim_cpuid_rewrite_fork_child(void);
 
 /* Log a line on stderr when SGXEMU_DEBUG is set. */
 void shim_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

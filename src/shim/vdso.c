@@ -41,6 +41,8 @@ struct src_vdso {
 	size_t verdef_size;
 	const uint8_t *note;
 	size_t note_size;
+	size_t soname;		/* DT_SONAME (offset in str) */
+	bool have_soname;
 	uintptr_t load_vaddr;	/* link-time address of the image's start */
 };
 
@@ -112,9 +114,13 @@ static int parse_real_vdso(const uint8_t *base, struct src_vdso *v)
 		case DT_VERSYM: v->versym = (const void *)AT(d->d_un.d_ptr); break;
 		case DT_VERDEF: v->verdef = AT(d->d_un.d_ptr); break;
 		case DT_VERDEFNUM: v->verdefnum = d->d_un.d_val; break;
+		case DT_SONAME:
+			v->soname = d->d_un.d_val;
+			v->have_soname = true;
+			break;
 		}
 	}
-	if (!v->sym || !v->str)
+	if (!v->sym || !v->str || (v->have_soname && v->soname >= v->strsz))
 		return -EINVAL;
 	{
 		/* count_syms wants rebased pointers too: use a copy. */
@@ -221,123 +227,149 @@ void *shim_vdso_image(void)
 	return published;
 }
 
-int shim_vdso_build(void *entry, void **out)
+/* GNU hash of a symbol name (DT_GNU_HASH, h = h * 33 + c from 5381). */
+static uint32_t gnu_hash(const char *name)
 {
-	const uint8_t *real = (const void *)getauxval(AT_SYSINFO_EHDR);
-	struct src_vdso v;
-	size_t nsyms, nfuncs = 0, nbucket;
-	size_t off_ph, off_dyn, off_sym, off_str, off_hash, off_versym,
-	       off_verdef, off_note, off_text, size;
+	uint32_t h = 5381;
+
+	while (*name)
+		h = h * 33 + (unsigned char)*name++;
+	return h;
+}
+
+static size_t pow2_at_least(size_t x)
+{
+	size_t p = 1;
+
+	while (p < x)
+		p <<= 1;
+	return p;
+}
+
+/* Section-name string table of the image, in section order. */
+static const char shstrtab[] =
+	"\0.hash\0.gnu.hash\0.dynsym\0.dynstr\0.gnu.version\0.gnu.version_d\0"
+	".dynamic\0.note\0.text\0.shstrtab";
+
+static Elf64_Word shstr_off(const char *name)
+{
+	for (size_t i = 1; i < sizeof(shstrtab); i += strlen(shstrtab + i) + 1)
+		if (!strcmp(shstrtab + i, name))
+			return (Elf64_Word)i;
+	return 0;
+}
+
+#define MAX_DYN		16
+#define MAX_SHDR	11
+#define GNU_BLOOM_SHIFT	6
+
+/* The image's layout: offsets (= addresses: linked at 0) of every part. */
+struct vdso_layout {
+	size_t nsyms, nlocal, nfuncs, nbucket, gnu_nbucket, gnu_bloom;
 	size_t strsz;
-	Elf64_Half sgx_ver;
-	uint8_t *img;
-	int ret;
+	size_t ph, hash, gnuhash, sym, str, versym, verdef, dyn, note, text;
+	size_t load_end, shstr, shdr, size;
+};
 
-	if (!real)
-		return -ENOENT;
-	ret = parse_real_vdso(real, &v);
-	if (ret)
-		return ret;
+/* The first defined function of the real image at symbol @i's address
+ * (the kernel exports each function twice: time and __vdso_time). */
+static size_t alias_of(const struct src_vdso *v, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (ELF64_ST_TYPE(v->sym[j].st_info) == STT_FUNC &&
+		    v->sym[j].st_shndx != SHN_UNDEF &&
+		    v->sym[j].st_value == v->sym[i].st_value)
+			return j;
+	return i;
+}
 
-	nsyms = v.nsyms + 1;
-	for (size_t i = 0; i < v.nsyms; i++)
-		if (ELF64_ST_TYPE(v.sym[i].st_info) == STT_FUNC &&
-		    v.sym[i].st_shndx != SHN_UNDEF)
-			nfuncs++;
-	nfuncs++;	/* __vdso_sgx_enter_enclave */
-	strsz = v.strsz + sizeof(SGX_SYM_NAME);
-	nbucket = nsyms < 8 ? 3 : nsyms / 2 + 1;
+static void vdso_plan(const struct src_vdso *v, struct vdso_layout *l)
+{
+	size_t nglobal;
 
-	/* Layout: headers, tables, note, then the trampolines (text). */
-	off_ph = sizeof(Elf64_Ehdr);
-	off_dyn = align_up(off_ph + 4 * sizeof(Elf64_Phdr), 16);
-	off_sym = align_up(off_dyn + 16 * sizeof(Elf64_Dyn), 16);
-	off_str = off_sym + nsyms * sizeof(Elf64_Sym);
-	off_hash = align_up(off_str + strsz, 8);
-	off_versym = align_up(off_hash + (2 + nbucket + nsyms) * 4, 8);
-	off_verdef = align_up(off_versym + nsyms * 2, 8);
-	off_note = align_up(off_verdef + v.verdef_size, 8);
-	off_text = align_up(off_note + v.note_size, 64);
-	size = align_up(off_text + nfuncs * TRAMP_SIZE, 4096);
+	memset(l, 0, sizeof(*l));
+	l->nsyms = v->nsyms + 1;
+	for (size_t i = 0; i < v->nsyms; i++) {
+		if (i && ELF64_ST_BIND(v->sym[i].st_info) == STB_LOCAL)
+			l->nlocal++;
+		if (ELF64_ST_TYPE(v->sym[i].st_info) == STT_FUNC &&
+		    v->sym[i].st_shndx != SHN_UNDEF &&
+		    alias_of(v, i) == i)
+			l->nfuncs++;
+	}
+	l->nfuncs++;	/* __vdso_sgx_enter_enclave */
+	nglobal = l->nsyms - 1 - l->nlocal;
+	l->strsz = v->strsz + sizeof(SGX_SYM_NAME);
+	l->nbucket = l->nsyms < 8 ? 3 : l->nsyms / 2 + 1;
+	l->gnu_nbucket = nglobal / 4 + 1;
+	l->gnu_bloom = pow2_at_least((nglobal + 31) / 32);
 
-	img = shim_real_mmap(NULL, size, PROT_READ | PROT_WRITE,
-			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (img == MAP_FAILED)
-		return -errno;
+	/* Headers, the dynamic-linking tables in the kernel's order, the
+	 * note, the trampolines (text); then, outside PT_LOAD as in the
+	 * kernel's image, the section names and the section headers. */
+	l->ph = sizeof(Elf64_Ehdr);
+	l->hash = align_up(l->ph + 4 * sizeof(Elf64_Phdr), 8);
+	l->gnuhash = align_up(l->hash + (2 + l->nbucket + l->nsyms) * 4, 8);
+	l->sym = align_up(l->gnuhash + 16 + l->gnu_bloom * 8 +
+			  (l->gnu_nbucket + nglobal) * 4, 8);
+	l->str = l->sym + l->nsyms * sizeof(Elf64_Sym);
+	l->versym = align_up(l->str + l->strsz, 2);
+	l->verdef = align_up(l->versym + l->nsyms * 2, 8);
+	l->dyn = align_up(l->verdef + v->verdef_size, 8);
+	l->note = align_up(l->dyn + MAX_DYN * sizeof(Elf64_Dyn), 4);
+	l->text = align_up(l->note + v->note_size, 64);
+	l->load_end = l->text + l->nfuncs * TRAMP_SIZE;
+	l->shstr = l->load_end;
+	l->shdr = align_up(l->shstr + sizeof(shstrtab), 8);
+	l->size = align_up(l->shdr + MAX_SHDR * sizeof(Elf64_Shdr), 4096);
+}
 
-	/* ELF header: an ET_DYN object linked at address 0, like the vDSO. */
-	Elf64_Ehdr *eh = (void *)img;
-	memcpy(eh, real, EI_NIDENT);
-	eh->e_type = ET_DYN;
-	eh->e_machine = EM_X86_64;
-	eh->e_version = EV_CURRENT;
-	eh->e_entry = 0;
-	eh->e_phoff = off_ph;
-	eh->e_shoff = 0;
-	eh->e_flags = 0;
-	eh->e_ehsize = sizeof(Elf64_Ehdr);
-	eh->e_phentsize = sizeof(Elf64_Phdr);
-	eh->e_shentsize = sizeof(Elf64_Shdr);
-	eh->e_shnum = 0;
-	eh->e_shstrndx = SHN_UNDEF;
+/*
+ * The symbol order of the image: the null symbol, the local symbols, then
+ * the others sorted by GNU hash bucket, which DT_GNU_HASH requires (each
+ * bucket's symbols consecutive). @order[new] = old index, where old index
+ * v->nsyms stands for __vdso_sgx_enter_enclave.
+ */
+static void vdso_order(const struct src_vdso *v, const struct vdso_layout *l,
+		       uint32_t *order, uint32_t *ghash)
+{
+	size_t n = 0;
 
-	Elf64_Phdr *ph = (void *)(img + off_ph);
-	int nph = 0;
-	ph[nph++] = (Elf64_Phdr){ .p_type = PT_LOAD, .p_flags = PF_R | PF_X,
-		.p_offset = 0, .p_vaddr = 0, .p_paddr = 0,
-		.p_filesz = size, .p_memsz = size, .p_align = 4096 };
-	ph[nph++] = (Elf64_Phdr){ .p_type = PT_DYNAMIC, .p_flags = PF_R,
-		.p_offset = off_dyn, .p_vaddr = off_dyn, .p_paddr = off_dyn,
-		.p_filesz = 16 * sizeof(Elf64_Dyn),
-		.p_memsz = 16 * sizeof(Elf64_Dyn), .p_align = 8 };
-	if (v.note_size)
-		ph[nph++] = (Elf64_Phdr){ .p_type = PT_NOTE, .p_flags = PF_R,
-			.p_offset = off_note, .p_vaddr = off_note,
-			.p_paddr = off_note, .p_filesz = v.note_size,
-			.p_memsz = v.note_size, .p_align = 4 };
-	eh->e_phnum = (Elf64_Half)nph;
+	order[n++] = 0;
+	for (size_t i = 1; i < v->nsyms; i++)
+		if (ELF64_ST_BIND(v->sym[i].st_info) == STB_LOCAL)
+			order[n++] = (uint32_t)i;
+	for (size_t i = 1; i <= v->nsyms; i++) {
+		const char *name = i < v->nsyms ? v->str + v->sym[i].st_name :
+						  SGX_SYM_NAME;
 
-	/* Strings: the real table unchanged (so verdef names stay valid). */
-	char *str = (char *)(img + off_str);
-	memcpy(str, v.str, v.strsz);
-	memcpy(str + v.strsz, SGX_SYM_NAME, sizeof(SGX_SYM_NAME));
+		ghash[i] = gnu_hash(name);
+		if (i < v->nsyms &&
+		    ELF64_ST_BIND(v->sym[i].st_info) == STB_LOCAL)
+			continue;
+		/* Insertion sort by bucket, stable. */
+		size_t j = n++;
 
-	/* Symbols, with each function pointed at its trampoline. */
-	Elf64_Sym *sym = (void *)(img + off_sym);
-	Elf64_Half *versym = (void *)(img + off_versym);
-	size_t t = 0;
-	sgx_ver = linux26_index(&v);
-	for (size_t i = 0; i < v.nsyms; i++) {
-		sym[i] = v.sym[i];
-		versym[i] = v.versym ? v.versym[i] : 0;
-		if (ELF64_ST_TYPE(sym[i].st_info) == STT_FUNC &&
-		    sym[i].st_shndx != SHN_UNDEF) {
-			size_t o = off_text + t++ * TRAMP_SIZE;
-
-			put_tramp(img + o, (uint64_t)(uintptr_t)(real + (v.sym[i].st_value -
-								   v.load_vaddr)));
-			sym[i].st_value = o;
-			sym[i].st_size = TRAMP_SIZE;
+		while (j > 1 + l->nlocal &&
+		       ghash[order[j - 1]] % l->gnu_nbucket >
+		       ghash[i] % l->gnu_nbucket) {
+			order[j] = order[j - 1];
+			j--;
 		}
+		order[j] = (uint32_t)i;
 	}
-	{
-		size_t i = v.nsyms, o = off_text + t++ * TRAMP_SIZE;
+}
 
-		put_tramp(img + o, (uint64_t)(uintptr_t)entry);
-		sym[i] = (Elf64_Sym){ .st_name = (Elf64_Word)v.strsz,
-			.st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC),
-			.st_other = STV_DEFAULT, .st_shndx = 1,
-			.st_value = o, .st_size = TRAMP_SIZE };
-		versym[i] = sgx_ver;
-	}
+static void vdso_sysv_hash(uint8_t *img, const struct vdso_layout *l,
+			   const Elf64_Sym *sym, const char *str)
+{
+	uint32_t *hash = (void *)(img + l->hash);
+	uint32_t *bucket = hash + 2, *chain = hash + 2 + l->nbucket;
 
-	/* SysV hash: [nbucket, nchain, buckets..., chains...]. */
-	uint32_t *hash = (void *)(img + off_hash);
-	uint32_t *bucket = hash + 2, *chain = hash + 2 + nbucket;
-	hash[0] = (uint32_t)nbucket;
-	hash[1] = (uint32_t)nsyms;
-	for (size_t i = 1; i < nsyms; i++) {
-		size_t b = sysv_hash(str + sym[i].st_name) % nbucket;
+	hash[0] = (uint32_t)l->nbucket;
+	hash[1] = (uint32_t)l->nsyms;
+	for (size_t i = 1; i < l->nsyms; i++) {
+		size_t b = sysv_hash(str + sym[i].st_name) % l->nbucket;
 
 		/* Append at the chain's end so lookups keep symbol order. */
 		if (!bucket[b]) {
@@ -350,34 +382,233 @@ int shim_vdso_build(void *entry, void **out)
 			chain[j] = (uint32_t)i;
 		}
 	}
+}
+
+/* DT_GNU_HASH: [nbuckets, symoffset, bloom words, shift], the Bloom
+ * filter, buckets, then one hash value per hashed symbol (bit 0 = last of
+ * its bucket). */
+static void vdso_gnu_hash(uint8_t *img, const struct vdso_layout *l,
+			  const uint32_t *h)
+{
+	uint32_t *hdr = (void *)(img + l->gnuhash);
+	uint64_t *bloom = (void *)(hdr + 4);
+	uint32_t *bucket = (void *)(bloom + l->gnu_bloom);
+	uint32_t symoffset = (uint32_t)(1 + l->nlocal);
+	uint32_t *chain = bucket + l->gnu_nbucket;
+
+	hdr[0] = (uint32_t)l->gnu_nbucket;
+	hdr[1] = symoffset;
+	hdr[2] = (uint32_t)l->gnu_bloom;
+	hdr[3] = GNU_BLOOM_SHIFT;
+	for (size_t i = symoffset; i < l->nsyms; i++) {
+		size_t b = h[i] % l->gnu_nbucket;
+
+		bloom[(h[i] / 64) % l->gnu_bloom] |=
+			(1ULL << (h[i] % 64)) |
+			(1ULL << ((h[i] >> GNU_BLOOM_SHIFT) % 64));
+		if (!bucket[b])
+			bucket[b] = (uint32_t)i;
+		chain[i - symoffset] = h[i] & ~1U;
+		if (i + 1 == l->nsyms || h[i + 1] % l->gnu_nbucket != b)
+			chain[i - symoffset] |= 1;
+	}
+}
+
+static Elf64_Shdr *add_shdr(Elf64_Shdr *sh, int *n, const char *name,
+			    Elf64_Word type, Elf64_Xword flags, size_t off,
+			    size_t size, Elf64_Xword align, Elf64_Xword entsize)
+{
+	Elf64_Shdr *s = &sh[(*n)++];
+
+	*s = (Elf64_Shdr){ .sh_name = shstr_off(name), .sh_type = type,
+		.sh_flags = flags, .sh_addr = (flags & SHF_ALLOC) ? off : 0,
+		.sh_offset = off, .sh_size = size, .sh_addralign = align,
+		.sh_entsize = entsize };
+	return s;
+}
+
+int shim_vdso_build(void *entry, void **out)
+{
+	const uint8_t *real = (const void *)getauxval(AT_SYSINFO_EHDR);
+	struct src_vdso v;
+	struct vdso_layout l;
+	uint32_t order[512], newh[512], oldh[513];
+	uint32_t tramp[512];	/* old index -> trampoline offset */
+	Elf64_Half sgx_ver;
+	uint8_t *img;
+	int ret;
+
+	if (!real)
+		return -ENOENT;
+	ret = parse_real_vdso(real, &v);
+	if (ret)
+		return ret;
+	if (v.nsyms + 1 > sizeof(order) / sizeof(order[0]))
+		return -E2BIG;
+	vdso_plan(&v, &l);
+	vdso_order(&v, &l, order, oldh);
+	memset(tramp, 0, sizeof(tramp));
+
+	img = shim_real_mmap(NULL, l.size, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (img == MAP_FAILED)
+		return -errno;
+
+	/* Section headers first: the symbols need the indices. */
+	Elf64_Shdr *sh = (void *)(img + l.shdr);
+	int nsh = 1, i_dynsym, i_dynstr, i_text;
+
+	i_dynsym = 3;
+	i_dynstr = 4;
+	add_shdr(sh, &nsh, ".hash", SHT_HASH, SHF_ALLOC, l.hash,
+		 (2 + l.nbucket + l.nsyms) * 4, 8, 4)->sh_link = i_dynsym;
+	add_shdr(sh, &nsh, ".gnu.hash", SHT_GNU_HASH, SHF_ALLOC, l.gnuhash,
+		 l.sym - l.gnuhash, 8, 0)->sh_link = i_dynsym;
+	Elf64_Shdr *s_dynsym = add_shdr(sh, &nsh, ".dynsym", SHT_DYNSYM,
+		SHF_ALLOC, l.sym, l.nsyms * sizeof(Elf64_Sym), 8,
+		sizeof(Elf64_Sym));
+	s_dynsym->sh_link = i_dynstr;
+	s_dynsym->sh_info = (Elf64_Word)(1 + l.nlocal);	/* first non-local */
+	add_shdr(sh, &nsh, ".dynstr", SHT_STRTAB, SHF_ALLOC, l.str, l.strsz,
+		 1, 0);
+	if (v.versym)
+		add_shdr(sh, &nsh, ".gnu.version", SHT_GNU_versym, SHF_ALLOC,
+			 l.versym, l.nsyms * 2, 2, 2)->sh_link = i_dynsym;
+	if (v.verdef_size) {
+		Elf64_Shdr *s = add_shdr(sh, &nsh, ".gnu.version_d",
+			SHT_GNU_verdef, SHF_ALLOC, l.verdef, v.verdef_size, 8, 0);
+
+		s->sh_link = i_dynstr;
+		s->sh_info = (Elf64_Word)v.verdefnum;
+	}
+	Elf64_Shdr *s_dyn = add_shdr(sh, &nsh, ".dynamic", SHT_DYNAMIC,
+		SHF_ALLOC | SHF_WRITE, l.dyn, 0, 8, sizeof(Elf64_Dyn));
+	s_dyn->sh_link = i_dynstr;
+	if (v.note_size)
+		add_shdr(sh, &nsh, ".note", SHT_NOTE, SHF_ALLOC, l.note,
+			 v.note_size, 4, 0);
+	i_text = nsh;
+	add_shdr(sh, &nsh, ".text", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR,
+		 l.text, l.nfuncs * TRAMP_SIZE, 64, 0);
+	int i_shstr = nsh;
+	add_shdr(sh, &nsh, ".shstrtab", SHT_STRTAB, 0, l.shstr,
+		 sizeof(shstrtab), 1, 0);
+	memcpy(img + l.shstr, shstrtab, sizeof(shstrtab));
+
+	/* ELF header: an ET_DYN object linked at address 0, like the vDSO. */
+	Elf64_Ehdr *eh = (void *)img;
+	memcpy(eh, real, EI_NIDENT);
+	eh->e_type = ET_DYN;
+	eh->e_machine = EM_X86_64;
+	eh->e_version = EV_CURRENT;
+	eh->e_entry = 0;
+	eh->e_phoff = l.ph;
+	eh->e_shoff = l.shdr;
+	eh->e_flags = 0;
+	eh->e_ehsize = sizeof(Elf64_Ehdr);
+	eh->e_phentsize = sizeof(Elf64_Phdr);
+	eh->e_shentsize = sizeof(Elf64_Shdr);
+	eh->e_shnum = (Elf64_Half)nsh;
+	eh->e_shstrndx = (Elf64_Half)i_shstr;
+
+	/* Strings: the real table unchanged (so verdef names stay valid). */
+	char *str = (char *)(img + l.str);
+	memcpy(str, v.str, v.strsz);
+	memcpy(str + v.strsz, SGX_SYM_NAME, sizeof(SGX_SYM_NAME));
+
+	/* Symbols in GNU-hash order, each function pointed at its
+	 * trampoline in .text. */
+	Elf64_Sym *sym = (void *)(img + l.sym);
+	Elf64_Half *versym = (void *)(img + l.versym);
+	size_t t = 0;
+
+	sgx_ver = linux26_index(&v);
+	for (size_t n = 0; n < l.nsyms; n++) {
+		size_t i = order[n];
+
+		newh[n] = oldh[i];
+		if (i == v.nsyms) {
+			sym[n] = (Elf64_Sym){ .st_name = (Elf64_Word)v.strsz,
+				.st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC),
+				.st_other = STV_DEFAULT };
+			versym[n] = sgx_ver;
+		} else {
+			sym[n] = v.sym[i];
+			versym[n] = v.versym ? v.versym[i] : 0;
+		}
+		if (ELF64_ST_TYPE(sym[n].st_info) == STT_FUNC &&
+		    (i == v.nsyms || sym[n].st_shndx != SHN_UNDEF)) {
+			size_t a = i == v.nsyms ? i : alias_of(&v, i), o;
+
+			if (!tramp[a]) {
+				tramp[a] = (uint32_t)(l.text + t++ * TRAMP_SIZE);
+				put_tramp(img + tramp[a], i == v.nsyms ?
+					  (uint64_t)(uintptr_t)entry :
+					  (uint64_t)(uintptr_t)(real +
+						(v.sym[i].st_value - v.load_vaddr)));
+			}
+			o = tramp[a];
+			sym[n].st_value = o;
+			sym[n].st_size = TRAMP_SIZE;
+			sym[n].st_shndx = (Elf64_Half)i_text;
+		} else if (sym[n].st_shndx != SHN_UNDEF &&
+			   sym[n].st_shndx < SHN_LORESERVE) {
+			/* Data of the real image is not in this one. */
+			sym[n].st_shndx = SHN_ABS;
+		}
+	}
+	vdso_sysv_hash(img, &l, sym, str);
+	vdso_gnu_hash(img, &l, newh);
 
 	if (v.verdef_size)
-		memcpy(img + off_verdef, v.verdef, v.verdef_size);
+		memcpy(img + l.verdef, v.verdef, v.verdef_size);
 	if (v.note_size)
-		memcpy(img + off_note, v.note, v.note_size);
+		memcpy(img + l.note, v.note, v.note_size);
 
-	Elf64_Dyn *dyn = (void *)(img + off_dyn);
+	Elf64_Dyn *dyn = (void *)(img + l.dyn);
 	int nd = 0;
-	dyn[nd++] = (Elf64_Dyn){ .d_tag = DT_HASH, .d_un.d_ptr = off_hash };
-	dyn[nd++] = (Elf64_Dyn){ .d_tag = DT_STRTAB, .d_un.d_ptr = off_str };
-	dyn[nd++] = (Elf64_Dyn){ .d_tag = DT_SYMTAB, .d_un.d_ptr = off_sym };
-	dyn[nd++] = (Elf64_Dyn){ .d_tag = DT_STRSZ, .d_un.d_val = strsz };
+	if (v.have_soname)
+		dyn[nd++] = (Elf64_Dyn){ .d_tag = DT_SONAME, .d_un.d_val = v.soname };
+	dyn[nd++] = (Elf64_Dyn){ .d_tag = DT_HASH, .d_un.d_ptr = l.hash };
+	dyn[nd++] = (Elf64_Dyn){ .d_tag = DT_GNU_HASH, .d_un.d_ptr = l.gnuhash };
+	dyn[nd++] = (Elf64_Dyn){ .d_tag = DT_STRTAB, .d_un.d_ptr = l.str };
+	dyn[nd++] = (Elf64_Dyn){ .d_tag = DT_SYMTAB, .d_un.d_ptr = l.sym };
+	dyn[nd++] = (Elf64_Dyn){ .d_tag = DT_STRSZ, .d_un.d_val = l.strsz };
 	dyn[nd++] = (Elf64_Dyn){ .d_tag = DT_SYMENT, .d_un.d_val = sizeof(Elf64_Sym) };
 	if (v.versym)
-		dyn[nd++] = (Elf64_Dyn){ .d_tag = DT_VERSYM, .d_un.d_ptr = off_versym };
+		dyn[nd++] = (Elf64_Dyn){ .d_tag = DT_VERSYM, .d_un.d_ptr = l.versym };
 	if (v.verdef_size) {
-		dyn[nd++] = (Elf64_Dyn){ .d_tag = DT_VERDEF, .d_un.d_ptr = off_verdef };
+		dyn[nd++] = (Elf64_Dyn){ .d_tag = DT_VERDEF, .d_un.d_ptr = l.verdef };
 		dyn[nd++] = (Elf64_Dyn){ .d_tag = DT_VERDEFNUM, .d_un.d_val = v.verdefnum };
 	}
 	dyn[nd++] = (Elf64_Dyn){ .d_tag = DT_NULL };
+	s_dyn->sh_size = nd * sizeof(Elf64_Dyn);
 
-	if (shim_real_mprotect(img, size, PROT_READ | PROT_EXEC)) {
+	/* Program headers: one R+X load of everything allocated, and the
+	 * dynamic and note segments, equal to their sections. */
+	Elf64_Phdr *ph = (void *)(img + l.ph);
+	int nph = 0;
+	ph[nph++] = (Elf64_Phdr){ .p_type = PT_LOAD, .p_flags = PF_R | PF_X,
+		.p_offset = 0, .p_vaddr = 0, .p_paddr = 0,
+		.p_filesz = l.load_end, .p_memsz = l.load_end, .p_align = 4096 };
+	ph[nph++] = (Elf64_Phdr){ .p_type = PT_DYNAMIC, .p_flags = PF_R,
+		.p_offset = l.dyn, .p_vaddr = l.dyn, .p_paddr = l.dyn,
+		.p_filesz = s_dyn->sh_size, .p_memsz = s_dyn->sh_size,
+		.p_align = 8 };
+	if (v.note_size)
+		ph[nph++] = (Elf64_Phdr){ .p_type = PT_NOTE, .p_flags = PF_R,
+			.p_offset = l.note, .p_vaddr = l.note,
+			.p_paddr = l.note, .p_filesz = v.note_size,
+			.p_memsz = v.note_size, .p_align = 4 };
+	eh->e_phnum = (Elf64_Half)nph;
+
+	if (shim_real_mprotect(img, l.size, PROT_READ | PROT_EXEC)) {
 		ret = -errno;
-		shim_real_munmap(img, size);
+		shim_real_munmap(img, l.size);
 		return ret;
 	}
 	published = img;
-	published_size = size;
+	published_size = l.size;
 	*out = img;
 	return 0;
 }

@@ -48,9 +48,10 @@
 #define CMD_INT3	10	/* int3; rdx = 0xbbbb */
 #define CMD_OUT		11	/* out %al,$0x80 [2 bytes]; rdx = 0x0e0e */
 #define CMD_EREPORT	12	/* EREPORT to scratch; rdx = RAX after */
-#define CMD_EACCEPT	13	/* EACCEPT (SGX2, not yet): #UD expected */
+#define CMD_EACCEPT	13	/* EACCEPT, zero SECINFO on ro_data: #GP */
 #define CMD_COMPUTE	14	/* compute enclave: sha256(rsi, rdx) -> (r8) */
 #define CMD_YMM		15	/* like CMD_XMM for all 256 bits of ymm0-15 */
+#define CMD_ZMM		16	/* zmm0-31 and k3 (AVX-512) across a ud2 */
 
 #define LCG_MUL		6364136223846793005ULL
 

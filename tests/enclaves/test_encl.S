@@ -110,6 +110,8 @@ encl_entry:
 	je	cmd_eaccept
 	cmp	$CMD_YMM, %rdi
 	je	cmd_ymm
+	cmp	$CMD_ZMM, %rdi
+	je	cmd_zmm
 	/* CMD_NOP and unknown commands: straight back. */
 exit:
 	mov	%fs:FS_HOST_RSP, %rsp
@@ -120,6 +122,7 @@ exit:
 	ud2
 
 handler:
+	mov	%rdi, %r12		/* 1: clobber the AVX-512 state too */
 	/* GPRSGX of frame CSSA-1: SSA base + CSSA*4096 - 184. */
 	mov	%fs:FS_SSA, %r11
 	add	%rbx, %r11
@@ -142,6 +145,12 @@ handler:
 	/* (The upper halves too: every x86-64 machine sgxemu runs on has
 	 * AVX, whatever the enclave's XFRM.) */
 	vzeroall
+	cmp	$1, %r12
+	jne	exit
+	.irp i, 16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
+	vpxorq	%zmm\i, %zmm\i, %zmm\i
+	.endr
+	kxorw	%k3, %k3, %k3
 	jmp	exit
 
 cmd_regs:
@@ -304,6 +313,46 @@ cmd_ymm:
 	YCHECK \i
 	.endr
 	vextracti128 $1, %ymm5, %xmm0
+	movq	%xmm0, %rsi
+	vzeroupper
+	jmp	exit
+
+	/* AVX-512 (XFRM 0xe7): zmm0-31 and an opmask across an AEX. */
+	.macro ZLOAD i
+	mov	$((\i + 1) * 0x0101010101010101), %rax
+	xor	%rsi, %rax
+	vpbroadcastq %rax, %zmm\i
+	.endm
+	.macro ZCHECK i
+	mov	$((\i + 1) * 0x0101010101010101), %rax
+	xor	%rsi, %rax
+	vmovdqu64 %zmm\i, (%rsp)
+	.irp q, 0, 8, 16, 24, 32, 40, 48, 56
+	cmp	%rax, \q(%rsp)
+	setne	%cl
+	movzbl	%cl, %ecx
+	add	%rcx, %rdx
+	.endr
+	.endm
+cmd_zmm:
+	sub	$64, %rsp
+	.irp i, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
+	ZLOAD \i
+	.endr
+	mov	%esi, %eax
+	kmovw	%eax, %k3
+	ud2				/* AEX; the handler clobbers zmm16-31, k3 */
+	xor	%edx, %edx
+	.irp i, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
+	ZCHECK \i
+	.endr
+	kmovw	%k3, %eax
+	cmp	%si, %ax
+	setne	%cl
+	movzbl	%cl, %ecx
+	add	%rcx, %rdx
+	vextracti64x4 $1, %zmm21, %ymm0
+	vextracti128 $1, %ymm0, %xmm0
 	movq	%xmm0, %rsi
 	vzeroupper
 	jmp	exit

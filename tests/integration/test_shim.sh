@@ -120,7 +120,7 @@ fi
 
 # The host programs again, with guard mode on and with an SGX1 platform.
 for v in SGXEMU_GUARD=1 SGXEMU_SGX2=0; do
-	for t in "$B/tests/integration/test_shim_mainline" "$B/tests/integration/test_shim_seed"; do
+	for t in "$B/tests/integration/test_shim_mainline" "$B/tests/integration/test_shim_seed" "$B/tests/integration/test_sgx2"; do
 		[ -x "$t" ] || { skp "$(basename "$t")_$v" "not built"; continue; }
 		line=$(env "$v" B="$B" "$t" 2>&1 | tail -n 1)
 		case "$line" in
@@ -129,6 +129,19 @@ for v in SGXEMU_GUARD=1 SGXEMU_SGX2=0; do
 		esac
 	done
 done
+
+# SGX2 with an EPC (512 KiB) smaller than the heap the test grows (1 MiB):
+# EAUGed pages are reclaimed and reloaded like any other.
+t="$B/tests/integration/test_sgx2"
+if [ -x "$t" ]; then
+	line=$(SGXEMU_EPC_SIZE=524288 B="$B" "$t" 2>&1 | tail -n 1)
+	case "$line" in
+	*" 0 failed"*) ok test_sgx2_small_epc ;;
+	*) bad test_sgx2_small_epc "$line" ;;
+	esac
+else
+	skp test_sgx2_small_epc "not built"
+fi
 
 # An installed layout (PREFIX/bin/sgxemu, PREFIX/lib/sgxemu/libsgxemu.so).
 mkdir -p "$T/prefix/bin" "$T/prefix/lib/sgxemu"

@@ -1,0 +1,547 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * SGX2 / EDMM through an unmodified mainline host program under the shim
+ * (tests/enclaves/sgx2_encl.h): a heap grown page by page by EACCEPT on
+ * fault (EAUG), permissions restricted then EMODPE'd back, a page trimmed
+ * and removed and then touched again, a TCS made at run time and entered,
+ * and each SGX2 ioctl's bad inputs with the kernel's errno
+ * (linux-driver-facts.md §7, §8; sgx-facts.md §4.13-4.25).
+ *
+ * The binary re-executes itself through `sgxemu run` when started without
+ * the shim. On an SGX1 platform (SGXEMU_SGX2=0) only the ENODEV test runs.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <setjmp.h>
+
+#include "../enclaves/sgx2_encl.h"
+#include "test.h"
+
+#define SEED_KEY "seed-tree/tools/testing/selftests/x86/sgx/signing_key.pem"
+#define REG_RW	(SGX_SECINFO_REG | SGX_SECINFO_R | SGX_SECINFO_W)
+#define EFL_ZF	0x40
+
+static const char *no_shim;
+
+__attribute__((constructor))
+static void under_shim(int argc, char **argv, char **envp)
+{
+	(void)argc;
+	(void)envp;
+	no_shim = shim_reexec(argv);
+}
+
+static EVP_PKEY *key(void)
+{
+	static EVP_PKEY *k;
+
+	if (!k)
+		k = shim_load_key(test_shared_path(SEED_KEY));
+	return k;
+}
+
+static bool sgx1_platform(void)
+{
+	const char *v = getenv("SGXEMU_SGX2");
+
+	return v && !strcmp(v, "0");
+}
+
+#define ASAN_SKIP() do { \
+	if (SHIM_ASAN && !getenv("SHIM_ASAN_FORCE")) \
+		test_skip("enclave exception paths are not run under " \
+			  "AddressSanitizer (engine signal handling)"); \
+} while (0)
+
+#define BUILD(e) do { \
+	if (no_shim) test_skip("%s", no_shim); \
+	if (sgx1_platform()) test_skip("SGX1 platform (SGXEMU_SGX2=0)"); \
+	REQUIRE(key()); \
+	int _r = sgx2_encl_build(&(e), key(), SGX2_SIZE); \
+	if (_r) test_fail(__FILE__, __LINE__, "build: %s", strerror(-_r)); \
+	REQUIRE(_r == 0); \
+	REQUIRE(shim_vdso_fn != NULL); \
+} while (0)
+
+static long ioctl_err(int fd, unsigned long cmd, void *arg)
+{
+	errno = 0;
+	return ioctl(fd, cmd, arg) ? errno : 0;
+}
+
+/* One command on TCS 0 that must end in EEXIT; the mailbox's RAX. */
+static uint64_t call(struct sgx2_encl *e, uint64_t op, uint64_t a, uint64_t b,
+		     uint64_t c, struct sgx2_mail *m)
+{
+	struct sgx_enclave_run run;
+
+	memset(m, 0, sizeof(*m));
+	m->op = op;
+	m->a = a;
+	m->b = b;
+	m->c = c;
+	m->rax = ~0ULL;
+	if (sgx2_call(e, SGX2_TCS0, m, &run) || run.function != SGX_EEXIT) {
+		test_fail(__FILE__, __LINE__, "op %llu: not an EEXIT (function "
+			  "%u, vector %u, addr 0x%llx)", (unsigned long long)op,
+			  run.function, run.exception_vector,
+			  (unsigned long long)run.exception_addr);
+		return ~0ULL;
+	}
+	return m->rax;
+}
+
+static int restrict_perms(struct sgx2_encl *e, uint64_t off, uint64_t len,
+			  uint64_t perms,
+			  struct sgx_enclave_restrict_permissions *rp)
+{
+	memset(rp, 0, sizeof(*rp));
+	rp->offset = off;
+	rp->length = len;
+	rp->permissions = perms;
+	return (int)ioctl_err(e->fd, SGX_IOC_ENCLAVE_RESTRICT_PERMISSIONS, rp);
+}
+
+static int modify_types(struct sgx2_encl *e, uint64_t off, uint64_t len,
+			uint64_t type, struct sgx_enclave_modify_types *mt)
+{
+	memset(mt, 0, sizeof(*mt));
+	mt->offset = off;
+	mt->length = len;
+	mt->page_type = type;
+	return (int)ioctl_err(e->fd, SGX_IOC_ENCLAVE_MODIFY_TYPES, mt);
+}
+
+static int remove_pages(struct sgx2_encl *e, uint64_t off, uint64_t len,
+			struct sgx_enclave_remove_pages *rm)
+{
+	memset(rm, 0, sizeof(*rm));
+	rm->offset = off;
+	rm->length = len;
+	return (int)ioctl_err(e->fd, SGX_IOC_ENCLAVE_REMOVE_PAGES, rm);
+}
+
+/* --- EAUG on fault + EACCEPT ------------------------------------------------- */
+
+TEST(heap_grows_page_by_page_with_eaccept)
+{
+	struct sgx2_encl e;
+	struct sgx2_mail m;
+	uint64_t heap, n = 256;		/* 1 MiB */
+
+	BUILD(e);
+	heap = e.base + SGX2_HEAP;
+	/* Each EACCEPT faults (#PF, no page), the driver EAUGs, ERESUME
+	 * runs the EACCEPT again; then the page is written and read. */
+	CHECK_EQ(call(&e, SGX2_OP_GROW, heap, n, 0, &m), 0);
+	CHECK_EQ(call(&e, SGX2_OP_LOAD, heap + 17 * 4096, 0, 0, &m),
+		 heap + 17 * 4096);
+	/* Accepting again: no longer pending, SGX_PAGE_ATTRIBUTES_MISMATCH. */
+	CHECK_EQ(call(&e, SGX2_OP_EACCEPT, REG_RW | SGX_SECINFO_PENDING, heap,
+		      0, &m), SGX_PAGE_ATTRIBUTES_MISMATCH);
+	CHECK(m.rflags & EFL_ZF);
+	/* An EAUGed page is zero-filled. */
+	CHECK_EQ(call(&e, SGX2_OP_GROW, heap + n * 4096, 1, 0, &m), 0);
+	CHECK_EQ(call(&e, SGX2_OP_LOAD, heap + n * 4096 + 8, 0, 0, &m), 0);
+	sgx2_encl_destroy(&e);
+}
+
+TEST(access_before_eaccept_is_an_epcm_fault)
+{
+	ASAN_SKIP();
+	struct sgx_enclave_run run;
+	struct sgx2_encl e;
+	struct sgx2_mail m, acc;
+	uint64_t page;
+
+	BUILD(e);
+	page = e.base + SGX2_HEAP + 0x40000;
+	memset(&m, 0, sizeof(m));
+	m.op = SGX2_OP_STORE;
+	m.a = page + 8;
+	m.b = 0x1234;
+	CHECK_EQ(sgx2_call(&e, SGX2_TCS0, &m, &run), 0);
+	/* The first fault EAUGed the page unseen; the retried store hits a
+	 * PENDING page: #PF with the SGX bit, reported through run. */
+	CHECK_EQ(run.function, SGX_ERESUME);
+	CHECK_EQ(run.exception_vector, X86_TRAP_PF);
+	CHECK(run.exception_error_code & X86_PF_SGX);
+	CHECK(run.exception_error_code & X86_PF_WRITE);
+	CHECK_EQ(run.exception_addr, page);
+	/* The enclave accepts it (EENTER on SSA frame 1), then ERESUME
+	 * finishes the store. */
+	CHECK_EQ(call(&e, SGX2_OP_EACCEPT, REG_RW | SGX_SECINFO_PENDING, page,
+		      0, &acc), 0);
+	memset(&run, 0, sizeof(run));
+	run.tcs = e.base + SGX2_TCS0;
+	CHECK_EQ(shim_vdso_call(0, 0, 0, SGX_ERESUME, 0, 0, &run), 0);
+	CHECK_EQ(run.function, SGX_EEXIT);
+	CHECK_EQ(call(&e, SGX2_OP_LOAD, page + 8, 0, 0, &m), 0x1234);
+	sgx2_encl_destroy(&e);
+}
+
+TEST(eacceptcopy_fills_a_pending_page)
+{
+	ASAN_SKIP();
+	struct sgx_enclave_run run;
+	struct sgx2_encl e;
+	struct sgx2_mail m;
+	uint64_t page;
+
+	BUILD(e);
+	page = e.base + SGX2_HEAP + 0x80000;
+	/* Make the page exist: the first touch EAUGs it, then faults. */
+	memset(&m, 0, sizeof(m));
+	m.op = SGX2_OP_LOAD;
+	m.a = page;
+	CHECK_EQ(sgx2_call(&e, SGX2_TCS1, &m, &run), 0);
+	CHECK_EQ(run.exception_vector, X86_TRAP_PF);
+	CHECK(run.exception_error_code & X86_PF_SGX);
+	/* Copy the read-only page into it, read-only. */
+	CHECK_EQ(call(&e, SGX2_OP_EACCEPTCOPY, SGX_SECINFO_REG | SGX_SECINFO_R,
+		      page, e.base + SGX2_RO, &m), 0);
+	CHECK_EQ(call(&e, SGX2_OP_LOAD, page + 64, 0, 0, &m),
+		 0x5a5a5a5a5a5a5a5aULL);
+	/* TCS 1 resumes its load, which now succeeds. */
+	memset(&run, 0, sizeof(run));
+	run.tcs = e.base + SGX2_TCS1;
+	CHECK_EQ(shim_vdso_call(0, 0, 0, SGX_ERESUME, 0, 0, &run), 0);
+	CHECK_EQ(run.function, SGX_EEXIT);
+	sgx2_encl_destroy(&e);
+}
+
+/* --- RESTRICT_PERMISSIONS + EACCEPT, EMODPE ------------------------------------ */
+
+TEST(restrict_then_emodpe_back)
+{
+	ASAN_SKIP();
+	struct sgx_enclave_restrict_permissions rp;
+	struct sgx_enclave_run run;
+	struct sgx2_encl e;
+	struct sgx2_mail m;
+	uint64_t page;
+
+	BUILD(e);
+	page = e.base + SGX2_RW0;
+	CHECK_EQ(call(&e, SGX2_OP_STORE, page, 0x77, 0, &m), 0);
+	REQUIRE_EQ(restrict_perms(&e, SGX2_RW0, 4096, SGX_SECINFO_R, &rp), 0);
+	CHECK_EQ(rp.result, 0);
+	CHECK_EQ(rp.count, 4096);
+	/* The restriction is in force before the EACCEPT: a write faults
+	 * with the SGX bit. */
+	memset(&m, 0, sizeof(m));
+	m.op = SGX2_OP_STORE;
+	m.a = page;
+	m.b = 0x88;
+	CHECK_EQ(sgx2_call(&e, SGX2_TCS1, &m, &run), 0);
+	CHECK_EQ(run.exception_vector, X86_TRAP_PF);
+	CHECK(run.exception_error_code & X86_PF_SGX);
+	/* Accept with the wrong permissions, then the right ones. */
+	CHECK_EQ(call(&e, SGX2_OP_EACCEPT, REG_RW | SGX_SECINFO_PR, page, 0, &m),
+		 SGX_PAGE_ATTRIBUTES_MISMATCH);
+	CHECK_EQ(call(&e, SGX2_OP_EACCEPT, SGX_SECINFO_REG | SGX_SECINFO_R |
+		      SGX_SECINFO_PR, page, 0, &m), 0);
+	CHECK_EQ(call(&e, SGX2_OP_LOAD, page, 0, 0, &m), 0x77);
+	/* Back to RW from inside: EMODPE, and TCS 1's store completes. */
+	CHECK_EQ(call(&e, SGX2_OP_EMODPE, SGX_SECINFO_W | SGX_SECINFO_R, page,
+		      0, &m), 0);
+	memset(&run, 0, sizeof(run));
+	run.tcs = e.base + SGX2_TCS1;
+	CHECK_EQ(shim_vdso_call(0, 0, 0, SGX_ERESUME, 0, 0, &run), 0);
+	CHECK_EQ(run.function, SGX_EEXIT);
+	CHECK_EQ(call(&e, SGX2_OP_LOAD, page, 0, 0, &m), 0x88);
+	/* Restricting a pending page: SGX_PAGE_NOT_MODIFIABLE in result. */
+	{
+		uint64_t p = e.base + SGX2_HEAP + 0x100000;
+
+		memset(&m, 0, sizeof(m));
+		m.op = SGX2_OP_LOAD;
+		m.a = p;
+		CHECK_EQ(sgx2_call(&e, SGX2_TCS1, &m, &run), 0);
+		CHECK(run.exception_error_code & X86_PF_SGX);
+		CHECK_EQ(restrict_perms(&e, p - e.base, 4096, SGX_SECINFO_R, &rp),
+			 EFAULT);
+		CHECK_EQ(rp.result, SGX_PAGE_NOT_MODIFIABLE);
+		CHECK_EQ(rp.count, 0);
+	}
+	sgx2_encl_destroy(&e);
+}
+
+static volatile uint64_t spin_go, spin_in;
+static struct sgx2_encl *spin_encl;
+static struct sgx2_mail spin_mail;
+static struct sgx_enclave_run spin_run;
+
+static void *spinner(void *arg)
+{
+	(void)arg;
+	memset(&spin_mail, 0, sizeof(spin_mail));
+	spin_mail.op = SGX2_OP_SPIN;
+	spin_mail.a = (uint64_t)(uintptr_t)&spin_go;
+	spin_mail.b = (uint64_t)(uintptr_t)&spin_in;
+	sgx2_call(spin_encl, SGX2_TCS1, &spin_mail, &spin_run);
+	return NULL;
+}
+
+/*
+ * The ETRACK + IPI after EMODPR (facts §7.2): a thread that was in the
+ * enclave before the ioctl is made to leave enclave mode (AEX, then it
+ * resumes), so the EACCEPT that follows the ioctl is never NOT_TRACKED.
+ */
+TEST(restrict_kicks_threads_inside_then_eaccept_is_tracked)
+{
+	struct sgx_enclave_restrict_permissions rp;
+	struct sgx2_encl e;
+	struct sgx2_mail m;
+	pthread_t t;
+
+	BUILD(e);
+	spin_encl = &e;
+	spin_go = 0;
+	spin_in = 0;
+	REQUIRE_EQ(pthread_create(&t, NULL, spinner, NULL), 0);
+	for (int i = 0; i < 20000 && !spin_in; i++)
+		usleep(100);
+	REQUIRE(spin_in);
+	CHECK_EQ(restrict_perms(&e, SGX2_RW1, 4096, SGX_SECINFO_R, &rp), 0);
+	CHECK_EQ(call(&e, SGX2_OP_EACCEPT, SGX_SECINFO_REG | SGX_SECINFO_R |
+		      SGX_SECINFO_PR, e.base + SGX2_RW1, 0, &m), 0);
+	CHECK(!(m.rflags & EFL_ZF));
+	spin_go = 1;
+	pthread_join(t, NULL);
+	CHECK_EQ(spin_run.function, SGX_EEXIT);
+	CHECK_EQ(spin_mail.rax, 0);
+	sgx2_encl_destroy(&e);
+}
+
+TEST(restrict_wrong_type_and_partial_count)
+{
+	struct sgx_enclave_restrict_permissions rp;
+	struct sgx2_encl e;
+
+	BUILD(e);
+	/* RW0, RW1 are REG, then the TCS-to-be page, then SSA pages; the TCS
+	 * at 0 stops the range at once. */
+	CHECK_EQ(restrict_perms(&e, SGX2_TCS0, 4096, SGX_SECINFO_R, &rp), EINVAL);
+	CHECK_EQ(rp.count, 0);
+	/* A range running into an absent page: EFAULT after two pages. */
+	CHECK_EQ(restrict_perms(&e, 0xe000, 0x4000, SGX_SECINFO_R | SGX_SECINFO_W,
+				&rp), EFAULT);
+	CHECK_EQ(rp.count, 0);
+	CHECK_EQ(restrict_perms(&e, 0xc000, 0x4000, SGX_SECINFO_R | SGX_SECINFO_W,
+				&rp), EFAULT);
+	CHECK_EQ(rp.count, 0x2000);
+	CHECK_EQ(rp.result, 0);
+	sgx2_encl_destroy(&e);
+}
+
+/* --- MODIFY_TYPES: trim + remove, a TCS made at run time ----------------------- */
+
+TEST(trim_remove_then_access_again)
+{
+	struct sgx_enclave_modify_types mt;
+	struct sgx_enclave_remove_pages rm;
+	struct sgx2_encl e;
+	struct sgx2_mail m;
+	uint64_t heap, off;
+
+	BUILD(e);
+	heap = e.base + SGX2_HEAP + 0x200000;
+	off = heap - e.base;
+	CHECK_EQ(call(&e, SGX2_OP_GROW, heap, 2, 0, &m), 0);
+	CHECK_EQ(call(&e, SGX2_OP_STORE, heap, 0xdead, 0, &m), 0);
+	REQUIRE_EQ(modify_types(&e, off, 8192, SGX_PT_TRIM, &mt), 0);
+	CHECK_EQ(mt.count, 8192);
+	CHECK_EQ(mt.result, 0);
+	/* Not accepted yet: REMOVE_PAGES refuses (EPERM), nothing done. */
+	CHECK_EQ(remove_pages(&e, off, 8192, &rm), EPERM);
+	CHECK_EQ(rm.count, 0);
+	/* A trimmed page accepted as something else: mismatch. */
+	CHECK_EQ(call(&e, SGX2_OP_EACCEPT, SGX_SECINFO_TCS | SGX_SECINFO_MODIFIED,
+		      heap, 0, &m), SGX_PAGE_ATTRIBUTES_MISMATCH);
+	CHECK_EQ(call(&e, SGX2_OP_EACCEPT, SGX_SECINFO_TRIM | SGX_SECINFO_MODIFIED,
+		      heap, 0, &m), 0);
+	/* One accepted, one not: the first goes, the second is EPERM. */
+	CHECK_EQ(remove_pages(&e, off, 8192, &rm), EPERM);
+	CHECK_EQ(rm.count, 4096);
+	CHECK_EQ(call(&e, SGX2_OP_EACCEPT, SGX_SECINFO_TRIM | SGX_SECINFO_MODIFIED,
+		      heap + 4096, 0, &m), 0);
+	CHECK_EQ(remove_pages(&e, off + 4096, 4096, &rm), 0);
+	CHECK_EQ(rm.count, 4096);
+	/* Removed twice: no page there any more, EFAULT. */
+	CHECK_EQ(remove_pages(&e, off, 4096, &rm), EFAULT);
+	/* Trimming a removed page: EFAULT too. */
+	CHECK_EQ(modify_types(&e, off, 4096, SGX_PT_TRIM, &mt), EFAULT);
+	/* The address comes back as a fresh, zeroed page on the next
+	 * EACCEPT (EAUG on fault). */
+	CHECK_EQ(call(&e, SGX2_OP_GROW, heap, 1, 0, &m), 0);
+	CHECK_EQ(call(&e, SGX2_OP_LOAD, heap + 8, 0, 0, &m), 0);
+	CHECK_EQ(call(&e, SGX2_OP_LOAD, heap, 0, 0, &m), heap);
+	sgx2_encl_destroy(&e);
+}
+
+TEST(tcs_created_at_run_time_and_entered)
+{
+	struct sgx_enclave_modify_types mt;
+	struct sgx_enclave_run run;
+	struct sgx2_encl e;
+	struct sgx2_mail m;
+	uint64_t t;
+
+	BUILD(e);
+	t = e.base + SGX2_NEWTCS;
+	/* The enclave writes a TCS into its REG page: OSSA, NSSA 2, OENTRY. */
+	CHECK_EQ(call(&e, SGX2_OP_STORE, t + 16, SGX2_NEWSSA, 0, &m), 0);
+	CHECK_EQ(call(&e, SGX2_OP_STORE, t + 24, 2ULL << 32, 0, &m), 0);
+	CHECK_EQ(call(&e, SGX2_OP_STORE, t + 32, SGX2_CODE, 0, &m), 0);
+	/* Not a TCS yet: EENTER faults. */
+	memset(&m, 0, sizeof(m));
+	CHECK(sgx2_call(&e, SGX2_NEWTCS, &m, &run) != 0 ||
+	      run.function != SGX_EEXIT);
+	REQUIRE_EQ(modify_types(&e, SGX2_NEWTCS, 4096, SGX_PT_TCS, &mt), 0);
+	CHECK_EQ(mt.count, 4096);
+	/* A TCS the enclave has not accepted: still no entry. */
+	memset(&m, 0, sizeof(m));
+	CHECK(sgx2_call(&e, SGX2_NEWTCS, &m, &run) != 0 ||
+	      run.function != SGX_EEXIT);
+	/* TCS -> TCS is not a transition; a modified TCS is not trimmable */
+	CHECK_EQ(modify_types(&e, SGX2_NEWTCS, 4096, SGX_PT_TCS, &mt), EINVAL);
+	CHECK_EQ(modify_types(&e, SGX2_NEWTCS, 4096, SGX_PT_TRIM, &mt), EFAULT);
+	CHECK_EQ(mt.result, SGX_PAGE_NOT_MODIFIABLE);
+	CHECK_EQ(call(&e, SGX2_OP_EACCEPT, SGX_SECINFO_TCS | SGX_SECINFO_MODIFIED,
+		      t, 0, &m), 0);
+	/* Entered on the new TCS: EEXIT with RBX = that TCS. */
+	memset(&m, 0, sizeof(m));
+	CHECK_EQ(sgx2_call(&e, SGX2_NEWTCS, &m, &run), 0);
+	CHECK_EQ(run.function, SGX_EEXIT);
+	CHECK_EQ(m.rax, 0x7c5);
+	CHECK_EQ(m.rbx, t);
+	/* Its page is no longer data for the enclave. */
+	memset(&m, 0, sizeof(m));
+	m.op = SGX2_OP_LOAD;
+	m.a = t;
+	if (!SHIM_ASAN) {
+		CHECK_EQ(sgx2_call(&e, SGX2_TCS1, &m, &run), 0);
+		CHECK_EQ(run.exception_vector, X86_TRAP_PF);
+	}
+	sgx2_encl_destroy(&e);
+}
+
+TEST(modify_types_rules)
+{
+	struct sgx_enclave_modify_types mt;
+	struct sgx2_encl e;
+
+	BUILD(e);
+	/* The read-only page cannot become a TCS (no W at build time). */
+	CHECK_EQ(modify_types(&e, SGX2_RO, 4096, SGX_PT_TCS, &mt), EPERM);
+	CHECK_EQ(mt.count, 0);
+	/* Types other than TCS and TRIM, bits above 7:0. */
+	CHECK_EQ(modify_types(&e, SGX2_RW1, 4096, SGX_PT_REG, &mt), EINVAL);
+	CHECK_EQ(modify_types(&e, SGX2_RW1, 4096, SGX_PT_SECS, &mt), EINVAL);
+	CHECK_EQ(modify_types(&e, SGX2_RW1, 4096, 0x104, &mt), EINVAL);
+	/* A TCS EADDed at build time can be trimmed. */
+	CHECK_EQ(modify_types(&e, SGX2_TCS1, 4096, SGX_PT_TRIM, &mt), 0);
+	CHECK_EQ(mt.count, 4096);
+	/* TRIM -> anything: EINVAL. */
+	CHECK_EQ(modify_types(&e, SGX2_TCS1, 4096, SGX_PT_TCS, &mt), EINVAL);
+	sgx2_encl_destroy(&e);
+}
+
+/* --- bad inputs ----------------------------------------------------------------- */
+
+TEST(sgx2_ioctls_bad_inputs)
+{
+	struct sgx_enclave_restrict_permissions rp;
+	struct sgx_enclave_modify_types mt;
+	struct sgx_enclave_remove_pages rm;
+	struct sgx2_encl e;
+	static const struct { uint64_t off, len; } bad[] = {
+		{ 0x9001, 4096 },		/* unaligned offset */
+		{ 0x9000, 100 },		/* unaligned length */
+		{ 0x9000, 0 },			/* zero length */
+		{ SGX2_SIZE, 4096 },		/* outside ELRANGE */
+		{ SGX2_SIZE - 4096, 8192 },	/* runs out of it */
+		{ ~0xfffULL, 0x2000 },		/* wraps */
+	};
+
+	BUILD(e);
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK_EQ(restrict_perms(&e, bad[i].off, bad[i].len, SGX_SECINFO_R,
+					&rp), EINVAL);
+		CHECK_EQ(modify_types(&e, bad[i].off, bad[i].len, SGX_PT_TRIM,
+				      &mt), EINVAL);
+		CHECK_EQ(remove_pages(&e, bad[i].off, bad[i].len, &rm), EINVAL);
+	}
+	/* Nonzero output fields on input, reserved permission bits, W
+	 * without R. */
+	memset(&rp, 0, sizeof(rp));
+	rp.offset = SGX2_RW1;
+	rp.length = 4096;
+	rp.permissions = SGX_SECINFO_R;
+	rp.count = 4096;
+	CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_RESTRICT_PERMISSIONS, &rp),
+		 EINVAL);
+	rp.count = 0;
+	rp.result = 1;
+	CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_RESTRICT_PERMISSIONS, &rp),
+		 EINVAL);
+	CHECK_EQ(restrict_perms(&e, SGX2_RW1, 4096, 8, &rp), EINVAL);
+	CHECK_EQ(restrict_perms(&e, SGX2_RW1, 4096, SGX_SECINFO_W, &rp), EINVAL);
+	memset(&mt, 0, sizeof(mt));
+	mt.offset = SGX2_RW1;
+	mt.length = 4096;
+	mt.page_type = SGX_PT_TRIM;
+	mt.result = 5;
+	CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_MODIFY_TYPES, &mt), EINVAL);
+	memset(&rm, 0, sizeof(rm));
+	rm.offset = SGX2_RW1;
+	rm.length = 4096;
+	rm.count = 1;
+	CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_REMOVE_PAGES, &rm), EINVAL);
+	/* A bad argument pointer. */
+	CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_REMOVE_PAGES, (void *)8), EFAULT);
+	/* An absent page; a REG page to remove. */
+	CHECK_EQ(remove_pages(&e, SGX2_HEAP, 4096, &rm), EFAULT);
+	CHECK_EQ(remove_pages(&e, SGX2_RW1, 4096, &rm), EPERM);
+	/* Twice: restricting again is fine for the kernel (EMODPR of a
+	 * PR page), and so is asking for more (EMODPR ignores it). */
+	CHECK_EQ(restrict_perms(&e, SGX2_RW1, 4096, SGX_SECINFO_R, &rp), 0);
+	CHECK_EQ(restrict_perms(&e, SGX2_RW1, 4096, SGX_SECINFO_R, &rp), 0);
+	CHECK_EQ(restrict_perms(&e, SGX2_RW1, 4096, 7, &rp), 0);
+	/* Trimming twice: the second meets a MODIFIED page. */
+	CHECK_EQ(modify_types(&e, SGX2_RW1, 4096, SGX_PT_TRIM, &mt), 0);
+	CHECK_EQ(modify_types(&e, SGX2_RW1, 4096, SGX_PT_TRIM, &mt), EINVAL);
+	sgx2_encl_destroy(&e);
+}
+
+TEST(sgx2_ioctls_before_init_and_on_sgx1)
+{
+	struct sgx_enclave_restrict_permissions rp;
+	struct sgx_enclave_modify_types mt;
+	struct sgx_enclave_remove_pages rm;
+	long want = sgx1_platform() ? ENODEV : EINVAL;
+	struct sgx2_encl e;
+	int fd;
+
+	if (no_shim)
+		test_skip("%s", no_shim);
+	/* Not even created. */
+	fd = open("/dev/sgx_enclave", O_RDWR);
+	REQUIRE(fd >= 0);
+	memset(&rm, 0, sizeof(rm));
+	rm.length = 4096;
+	CHECK_EQ(ioctl_err(fd, SGX_IOC_ENCLAVE_REMOVE_PAGES, &rm), want);
+	close(fd);
+	/* Created and added, not initialised. */
+	REQUIRE_EQ(sgx2_encl_create(&e, SGX2_SIZE), 0);
+	REQUIRE_EQ(sgx2_encl_add(&e), 0);
+	CHECK_EQ(restrict_perms(&e, SGX2_RW0, 4096, SGX_SECINFO_R, &rp), want);
+	CHECK_EQ(modify_types(&e, SGX2_RW0, 4096, SGX_PT_TRIM, &mt), want);
+	CHECK_EQ(remove_pages(&e, SGX2_RW0, 4096, &rm), want);
+	/* ENODEV comes before the argument is read. */
+	if (sgx1_platform())
+		CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_REMOVE_PAGES, (void *)8),
+			 ENODEV);
+	sgx2_encl_destroy(&e);
+}

@@ -4,7 +4,7 @@
  * TARGETINFO, REPORTDATA and output addresses of EREPORT and EGETKEY,
  * other leaf numbers, and the SSA frame that ERESUME reads back after an
  * AEX (GPRSGX, XSAVE header). SECINFO for EACCEPT goes through the same
- * dispatch (the SGX2 leaves answer #UD until they exist).
+ * dispatch.
  *
  * Four initialised enclaves (DEBUG, +PROVISIONKEY, +EINITTOKENKEY, +KSS)
  * are built once; their EPC is restored from a snapshot after every

@@ -258,10 +258,11 @@ static void guard_report(siginfo_t *info, ucontext_t *uc)
 /*
  * Host code touched an enclave page the driver keeps inaccessible (aging,
  * paged out): as the kernel's fault handler, bring it back and let the
- * access run again. Not while guard mode has ELRANGE shut (that fault is
- * the guard's report).
+ * access run again (1). Not while guard mode has ELRANGE shut (that fault
+ * is the guard's report). A page that cannot be brought back is the
+ * kernel's VM_FAULT_SIGBUS: the access gets SIGBUS, BUS_ADRERR (-1).
  */
-static bool host_paging_fault(int signo, siginfo_t *info)
+static int host_paging_fault(int signo, siginfo_t *info)
 {
 	uint64_t addr = (uint64_t)(uintptr_t)info->si_addr;
 	struct sgxemu_enclave *e;
@@ -269,8 +270,8 @@ static bool host_paging_fault(int signo, siginfo_t *info)
 	if ((signo != SIGSEGV && signo != SIGBUS) || !sync_fault(signo, info) ||
 	    sgxemu__guard_closed() || !(e = sgxemu__encl_find(addr)) ||
 	    !sgxemu__encl_hidden(e, (addr - e->base) >> SGX_PAGE_SHIFT))
-		return false;
-	return sgxemu__encl_fault(e, addr) == 0;
+		return 0;
+	return sgxemu__encl_fault(e, addr) == 0 ? 1 : -1;
 }
 
 /*
@@ -292,8 +293,20 @@ static void host_signal(int signo, siginfo_t *info, ucontext_t *uc,
 	if (ev.kind == SGXEMU_EV_ENCLU &&
 	    sgxemu__host_enclu(&ev, info, uc, tcb, save))
 		return;
-	if (ev.kind == SGXEMU_EV_EXCEPTION && host_paging_fault(signo, info))
-		return;
+	if (ev.kind == SGXEMU_EV_EXCEPTION) {
+		int pf = host_paging_fault(signo, info);
+
+		if (pf > 0)
+			return;
+		if (pf < 0) {
+			void *addr = info->si_addr;
+
+			memset(info, 0, sizeof(*info));
+			info->si_signo = signo = SIGBUS;
+			info->si_code = BUS_ADRERR;
+			info->si_addr = addr;
+		}
+	}
 	/* Host CPUID under faulting or at a rewritten site (cpuid.c). */
 	if (ev.kind == SGXEMU_EV_EXCEPTION &&
 	    (ev.vector == X86_TRAP_GP || ev.vector == X86_TRAP_UD) &&

@@ -653,13 +653,17 @@ TEST(program_sigaltstack_after_entry)
 static void *plain_thread_altstack(void *arg)
 {
 	static char theirs[32768];
-	stack_t ss = { .ss_sp = theirs, .ss_size = sizeof(theirs) }, k;
+	stack_t ss = { .ss_sp = theirs, .ss_size = sizeof(theirs) }, k, old;
+	void *ret = NULL;
 
 	(void)arg;
-	if (sgxemu_sigaltstack(&ss, NULL) ||
+	if (sgxemu_sigaltstack(&ss, &old) ||
 	    syscall(SYS_sigaltstack, NULL, &k) || k.ss_sp != (void *)theirs)
-		return (void *)1;
-	return NULL;
+		ret = (void *)1;
+	/* Put back what the thread had (a sanitizer frees its own). */
+	old.ss_flags &= ~SS_ONSTACK;
+	sgxemu_sigaltstack(&old, NULL);
+	return ret;
 }
 
 /* A thread that never entered: sigaltstack is the kernel's, unchanged. */

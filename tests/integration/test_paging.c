@@ -9,6 +9,8 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -263,6 +265,53 @@ TEST(paging_tampered_backing_is_refused)
 TEST(paging_tampered_pcmd_is_refused)
 {
 	tamper(true);
+}
+
+static sigjmp_buf bus_jb;
+static volatile int bus_code;
+static void *volatile bus_addr;
+
+static void on_bus(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	bus_code = si->si_code;
+	bus_addr = si->si_addr;
+	siglongjmp(bus_jb, 1);
+}
+
+/*
+ * Host code reading an evicted page whose backing was tampered with: the
+ * fault-in fails, and as the kernel's VM_FAULT_SIGBUS the access gets
+ * SIGBUS (BUS_ADRERR) at the address, not a SIGSEGV.
+ */
+TEST(paging_host_access_to_a_lost_page_is_sigbus)
+{
+	struct sgxemu_run run;
+	struct sigaction sa;
+	struct pencl p;
+	volatile char *addr;
+	long n;
+
+	epc_configure();
+	PLOAD(&p, 32);
+	REQUIRE_EQ(pcall(&p, 0, P_FILL, 0, p.heap_pages, 42, &run), 0);
+	REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EEXIT);
+	n = evicted_heap_page(&p);
+	REQUIRE(n >= 0);
+	p.e->pg->backing[(size_t)n * 4096 + 99] ^= 0x10;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_bus;
+	sa.sa_flags = SA_SIGINFO;
+	REQUIRE_EQ(sgxemu_sigaction(SIGBUS, &sa, NULL), 0);
+	REQUIRE_EQ(sgxemu_sigaction(SIGSEGV, &sa, NULL), 0);
+	addr = (volatile char *)(uintptr_t)(p.base + (uint64_t)n * 4096 + 8);
+	bus_code = 0;
+	if (!sigsetjmp(bus_jb, 1))
+		(void)*addr;
+	CHECK_EQ(bus_code, BUS_ADRERR);
+	CHECK(bus_addr == (void *)addr);
+	CHECK_EQ(sgxemu_enclave_destroy(p.e), 0);
 }
 
 TEST(paging_replayed_page_is_refused)

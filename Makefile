@@ -110,6 +110,6 @@ install: all
 	[ ! -f docs/sgxemu.1 ] || install -m 644 docs/sgxemu.1 $(DESTDIR)$(PREFIX)/share/man/man1/sgxemu.1
 
 clean:
-	rm -rf build build-asan build-clang
+	rm -rf build build-asan build-clang build-fuzz
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -70,16 +70,25 @@ int sgxemu__paging_load(struct sgxemu_enclave *e, size_t n)
 
 	if (pg->state[n] & PS_LOST)
 		return -EFAULT;
-	if (sgxemu__paging_secs_locked(e))
-		return -EFAULT;
 	/* Next to a neighbour in the EPC, so the mappings can merge. */
 	if (n > 0 && (nb = resident_index(e, n - 1)) >= 0)
 		hint = nb + 1;
 	else if (n + 1 < e->npages && (nb = resident_index(e, n + 1)) > 0)
 		hint = nb - 1;
+	/*
+	 * The page first, the SECS second: allocating may reclaim, and a
+	 * reclaim batch that empties this enclave writes its SECS back
+	 * (sgxemu__evict_secs), so a SECS reloaded before the allocation
+	 * could be gone again at ELDU (found by `make stress`: ELDU #PF on
+	 * the SECS operand). Nothing allocates between these two and ELDU.
+	 */
 	idx = sgxemu__epc_alloc(hint, false);
 	if (idx < 0)
 		return -EFAULT;
+	if (sgxemu__paging_secs_locked(e)) {
+		sgxemu__epc_free(idx);
+		return -EFAULT;
+	}
 	memset(&pi, 0, sizeof(pi));
 	pi.linaddr = e->base + n * SGX_PAGE_SIZE;
 	pi.srcpge = (uint64_t)(uintptr_t)(pg->backing + n * SGX_PAGE_SIZE);

@@ -22,6 +22,7 @@
 
 #include <openssl/evp.h>
 
+#include "engine/hex.h"
 #include "engine/secrets.h"
 
 #define SECRETS_MAGIC		"SGXEMUPS"
@@ -219,23 +220,12 @@ static int read_secrets(const char *path, uint8_t image[SGX_SECRETS_FILE_SIZE],
 static int env_hex16(const char *name, uint8_t out[16], char *why, size_t whylen)
 {
 	const char *v = getenv(name);
-	uint8_t tmp[16];
 
 	if (!v || !*v)
 		return 0;
-	for (int i = 0; i < 16; i++) {
-		unsigned x;
-
-		if (sscanf(v + 2 * i, "%2x", &x) != 1)
-			goto bad;
-		tmp[i] = x;
-	}
-	if (v[32] != '\0')
-		goto bad;
-	memcpy(out, tmp, 16);
+	if (sgx_unhex(v, out, 16))
+		return fail(why, whylen, EINVAL, "%s must be 32 hex digits", name);
 	return 0;
-bad:
-	return fail(why, whylen, EINVAL, "%s must be 32 hex digits", name);
 }
 
 int sgx_secrets_load(const char *path, struct sgx_platform_keys *keys,

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/hex.h"
 #include "engine/secrets.h"
 #include "lsm/policy.h"
 
@@ -127,18 +128,10 @@ static int parse_action(const char *word, bool strip_ok, enum lsm_action *a)
 	return 0;
 }
 
+/* 64 hex digits and nothing else ("-1", "+f" and "0x" are no digits). */
 static int parse_hash(const char *hex, uint8_t out[32])
 {
-	if (strlen(hex) != 64)
-		return -1;
-	for (int i = 0; i < 32; i++) {
-		unsigned v;
-
-		if (sscanf(hex + 2 * i, "%2x", &v) != 1)
-			return -1;
-		out[i] = (uint8_t)v;
-	}
-	return 0;
+	return sgx_unhex(hex, out, 32) ? -1 : 0;
 }
 
 static int add_hash_rule(struct lsm_hash_rule **rules, size_t *nr,

@@ -20,6 +20,7 @@
 
 #include "engine/engine.h"
 #include "layout.h"
+#include "meas_log.h"
 #include "sgxemu/sgxemu.h"
 
 #define SEED_KEY "seed-tree/tools/testing/selftests/x86/sgx/signing_key.pem"
@@ -103,8 +104,12 @@ out:
 	return ok ? 0 : -1;
 }
 
-/* A SIGSTRUCT for the enclave as built so far (its running MRENCLAVE). */
-static inline int tu_sigstruct(struct sgxemu_enclave *e,
+/*
+ * A SIGSTRUCT for @mrenclave, the value the test computed itself
+ * (meas_log.h): EINIT accepts it only if the processor model measured
+ * the enclave the same way.
+ */
+static inline int tu_sigstruct(const uint8_t mrenclave[32],
 			       const struct sgx_secs *secs,
 			       struct sgx_sigstruct *sig, const char *key)
 {
@@ -112,10 +117,6 @@ static inline int tu_sigstruct(struct sgxemu_enclave *e,
 					0, 0, 1, 0, 0, 0, 0, 0 };
 	static const uint8_t h2[16] = { 1, 1, 0, 0, 0x60, 0, 0, 0,
 					0x60, 0, 0, 0, 1, 0, 0, 0 };
-	EVP_MD_CTX *c = EVP_MD_CTX_new();
-	unsigned len = 32;
-	int ok;
-
 	memset(sig, 0, sizeof(*sig));
 	memcpy(sig->header.header, h1, 16);
 	memcpy(sig->header.header2, h2, 16);
@@ -124,11 +125,7 @@ static inline int tu_sigstruct(struct sgxemu_enclave *e,
 	sig->body.attributes = secs->attributes;
 	sig->body.attributemask.flags = ~0ULL;
 	sig->body.attributemask.xfrm = ~0ULL;
-	ok = c && EVP_MD_CTX_copy_ex(c, e->ctl->mrenclave) &&
-	     EVP_DigestFinal_ex(c, sig->body.enclavehash, &len);
-	EVP_MD_CTX_free(c);
-	if (!ok)
-		return -1;
+	memcpy(sig->body.enclavehash, mrenclave, 32);
 	return tu_sign(sig, key);
 }
 
@@ -169,7 +166,8 @@ static inline struct sgxemu_enclave *tu_load_layout_xfrm(const char *path,
 	struct sgxemu_enclave *e = NULL;
 	struct sgx_secs secs;
 	struct sgx_sigstruct *sig = NULL;
-	uint8_t *img, page[4096];
+	uint8_t *img, page[4096], mr[32];
+	struct tm_log log = { 0 };
 	size_t size = 0;
 	int err = 0;
 
@@ -178,6 +176,7 @@ static inline struct sgxemu_enclave *tu_load_layout_xfrm(const char *path,
 		*why = "cannot read the enclave image (make test builds it)";
 		return NULL;
 	}
+	tm_init(&log, 1, L_SIZE);
 	memset(&secs, 0, sizeof(secs));
 	secs.size = L_SIZE;
 	secs.base = tu_free_base(L_SIZE);
@@ -197,20 +196,27 @@ static inline struct sgxemu_enclave *tu_load_layout_xfrm(const char *path,
 		memset(page, 0, sizeof(page));
 		if ((i + 1) * 4096 <= size)
 			memcpy(page, img + i * 4096, 4096);
+		tm_add(&log, i * 4096, si.flags, page, 0xffff);
 		if (sgxemu_enclave_add_page(e, secs.base + i * 4096, page, &si,
 					    0xffff, tu_prot(si.flags), &err)) {
 			*why = "EADD failed";
 			goto fail;
 		}
 	}
+	if (tm_final(&log, mr)) {
+		*why = "out of memory for the measurement log";
+		goto fail;
+	}
 	sig = aligned_alloc(4096, 4096);
-	if (!sig || tu_sigstruct(e, &secs, sig,
+	if (!sig || tu_sigstruct(mr, &secs, sig,
 				 test_shared_path(SEED_KEY))) {
 		*why = "signing failed (seed key missing?)";
 		goto fail;
 	}
 	if (sgxemu_enclave_init(e, sig, NULL, &err)) {
-		*why = "EINIT failed";
+		*why = err == SGX_INVALID_MEASUREMENT ?
+		       "EINIT: MRENCLAVE differs from the test's own measurement" :
+		       "EINIT failed";
 		goto fail;
 	}
 	free(sig);
@@ -218,6 +224,7 @@ static inline struct sgxemu_enclave *tu_load_layout_xfrm(const char *path,
 	*base = secs.base;
 	return e;
 fail:
+	free(log.buf);
 	if (e)
 		sgxemu_enclave_destroy(e);
 	free(sig);

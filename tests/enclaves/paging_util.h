@@ -26,7 +26,8 @@ static inline const char *pload(struct pencl *p, uint64_t heap_mib)
 	struct sgx_secinfo si;
 	struct sgx_secs secs;
 	char path[512];
-	uint8_t *img, page[4096];
+	uint8_t *img, page[4096], mr[32];
+	struct tm_log log = { 0 };
 	const char *why = NULL;
 	size_t isize = 0;
 	int err = 0;
@@ -50,12 +51,14 @@ static inline const char *pload(struct pencl *p, uint64_t heap_mib)
 		why = "ECREATE failed";
 		goto out;
 	}
+	tm_init(&log, 1, size);
 	for (size_t i = 0; i < L_PAGES; i++) {
 		memset(&si, 0, sizeof(si));
 		si.flags = tu_layout_secinfo(i);
 		memset(page, 0, sizeof(page));
 		if ((i + 1) * 4096 <= isize)
 			memcpy(page, img + i * 4096, 4096);
+		tm_add(&log, i * 4096, si.flags, page, 0xffff);
 		if (sgxemu_enclave_add_page(p->e, secs.base + i * 4096, page,
 					    &si, 0xffff, tu_prot(si.flags),
 					    &err)) {
@@ -66,21 +69,29 @@ static inline const char *pload(struct pencl *p, uint64_t heap_mib)
 	memset(page, 0, sizeof(page));
 	memset(&si, 0, sizeof(si));
 	si.flags = SGX_SECINFO_REG | SGX_SECINFO_R | SGX_SECINFO_W;
-	for (uint64_t off = 0; off < heap; off += 4096)
+	for (uint64_t off = 0; off < heap; off += 4096) {
+		tm_add(&log, PAGING_HEAP + off, si.flags, page, 0);
 		if (sgxemu_enclave_add_page(p->e, secs.base + PAGING_HEAP + off,
 					    page, &si, 0, PROT_READ | PROT_WRITE,
 					    &err)) {
 			why = "EADD of the heap failed";
 			goto out;
 		}
+	}
+	if (tm_final(&log, mr)) {
+		why = "out of memory for the measurement log";
+		goto out;
+	}
 	sig = aligned_alloc(4096, 4096);
-	if (!sig || tu_sigstruct(p->e, &secs, sig, test_shared_path(SEED_KEY))) {
+	if (!sig || tu_sigstruct(mr, &secs, sig, test_shared_path(SEED_KEY))) {
 		why = "signing failed";
 		goto out;
 	}
 	if (sgxemu_enclave_init(p->e, sig, NULL, &err))
-		why = "EINIT failed";
+		why = err == SGX_INVALID_MEASUREMENT ? "EINIT: MRENCLAVE differs "
+		      "from the test's own measurement" : "EINIT failed";
 out:
+	free(log.buf);
 	free(sig);
 	free(img);
 	p->base = secs.base;

@@ -47,7 +47,7 @@
 #include <openssl/pem.h>
 #include <openssl/rsa.h>
 
-#include "cpu/measure.h"
+#include "meas_log.h"
 #include "sgxemu/arch.h"
 
 /* Built with AddressSanitizer? (gcc defines the first, clang the second) */
@@ -266,52 +266,53 @@ SHIM_FN void shim_encl_secs(struct sgx_secs *secs, uint64_t base, uint64_t attrs
 	secs->attributes.xfrm = SGX_XFRM_LEGACY;
 }
 
-/* MRENCLAVE of the image as the loader below builds it. */
+/*
+ * MRENCLAVE of the image as the loader below builds it, from the tests'
+ * own measurement log (meas_log.h), never from src/cpu's code: EINIT of
+ * a SIGSTRUCT over this value fails if the processor model measures the
+ * same pages differently.
+ */
 SHIM_FN void shim_encl_measure(const uint8_t *img, uint8_t out[32])
 {
-	uint8_t block[SGX_MEAS_BLOCK];
-	EVP_MD_CTX *c = EVP_MD_CTX_new();
+	struct tm_log log;
 
-	EVP_DigestInit_ex(c, EVP_sha256(), NULL);
-	sgx_meas_ecreate(block, 1, SHIM_ENCL_SIZE);
-	EVP_DigestUpdate(c, block, sizeof(block));
-	for (size_t i = 0; i < SHIM_NR_PAGES; i++) {
-		const struct shim_page *p = &shim_pages[i];
-		/* EADD measures a TCS's SECINFO with its permissions zero. */
-		sgx_meas_eadd(block, p->offset, p->flags);
-		EVP_DigestUpdate(c, block, sizeof(block));
-		for (uint64_t o = 0; o < 4096; o += 256) {
-			sgx_meas_eextend(block, p->offset + o);
-			EVP_DigestUpdate(c, block, sizeof(block));
-			EVP_DigestUpdate(c, img + p->offset + o, 256);
-		}
-	}
-	EVP_DigestFinal_ex(c, out, NULL);
-	EVP_MD_CTX_free(c);
+	tm_init(&log, 1, SHIM_ENCL_SIZE);
+	for (size_t i = 0; i < SHIM_NR_PAGES; i++)
+		tm_add(&log, shim_pages[i].offset, shim_pages[i].flags,
+		       img + shim_pages[i].offset, 0xffff);
+	if (tm_final(&log, out))
+		memset(out, 0, 32);	/* EINIT then refuses the enclave */
 }
 
+/* Why the last shim_load_key() returned NULL. */
+static char shim_key_why[600];
+
+/*
+ * The signing key from @pem, or NULL with the reason in shim_key_why: a
+ * missing key is the caller's to report (a test skips, saying so). A
+ * made-up key would sign just as well and hide that the tests no longer
+ * use the key they name.
+ */
 SHIM_FN EVP_PKEY *shim_load_key(const char *pem)
 {
 	EVP_PKEY *key = NULL;
 	FILE *f = pem ? fopen(pem, "r") : NULL;
 
-	if (f) {
-		key = PEM_read_PrivateKey(f, NULL, NULL, NULL);
-		fclose(f);
+	if (!pem) {
+		snprintf(shim_key_why, sizeof(shim_key_why),
+			 "signing key not found (no ../shared: set SGXEMU_SHARED)");
+		return NULL;
 	}
-	if (!key) {
-		/* No key file: a fresh RSA-3072 key with exponent 3. */
-		EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_id(EVP_PKEY_RSA, NULL);
-		BIGNUM *e = BN_new();
-
-		BN_set_word(e, 3);
-		if (ctx && e && EVP_PKEY_keygen_init(ctx) > 0 &&
-		    EVP_PKEY_CTX_set_rsa_keygen_bits(ctx, 3072) > 0 &&
-		    EVP_PKEY_CTX_set1_rsa_keygen_pubexp(ctx, e) > 0)
-			EVP_PKEY_keygen(ctx, &key);
-		EVP_PKEY_CTX_free(ctx);
-		BN_free(e);
+	if (!f) {
+		snprintf(shim_key_why, sizeof(shim_key_why),
+			 "cannot open signing key %s: %s", pem, strerror(errno));
+		return NULL;
 	}
+	key = PEM_read_PrivateKey(f, NULL, NULL, NULL);
+	fclose(f);
+	if (!key)
+		snprintf(shim_key_why, sizeof(shim_key_why),
+			 "%s is not a PEM private key", pem);
 	return key;
 }
 

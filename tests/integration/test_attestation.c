@@ -26,6 +26,7 @@ struct keys_encl {
 	struct sgxemu_enclave *e;
 	uint64_t base;
 	struct sgxemu_enclave_info info;
+	uint8_t expect_mrenclave[32];	/* from the test's measurement log */
 };
 
 /*
@@ -41,10 +42,12 @@ static bool build_keys(struct keys_encl *k, uint8_t variant, uint16_t isvsvn,
 	struct sgx_secs secs;
 	char path[512];
 	uint8_t *img, page[4096];
+	struct tm_log log = { 0 };
 	size_t size = 0;
 	int err = 0;
 	bool ok = false;
 
+	tm_init(&log, 1, L_SIZE);
 	if (!key_path)
 		key_path = test_shared_path(SEED_KEY);
 	snprintf(path, sizeof(path), "%s/enclaves/keys_encl.bin", test_build_dir());
@@ -71,11 +74,14 @@ static bool build_keys(struct keys_encl *k, uint8_t variant, uint16_t isvsvn,
 			memcpy(page, img + i * 4096, 4096);
 		if (i == VARIANT_OFF / 4096)
 			page[VARIANT_OFF % 4096] ^= variant;
+		tm_add(&log, i * 4096, si.flags, page, 0xffff);
 		if (sgxemu_enclave_add_page(k->e, secs.base + i * 4096, page, &si,
 					    0xffff, tu_prot(si.flags), &err))
 			goto out;
 	}
-	if (tu_sigstruct(k->e, &secs, sig, key_path))
+	/* The expected MRENCLAVE is the test's own (meas_log.h). */
+	if (tm_final(&log, k->expect_mrenclave) ||
+	    tu_sigstruct(k->expect_mrenclave, &secs, sig, key_path))
 		goto out;
 	sig->body.isvsvn = isvsvn;
 	sig->body.isvprodid = 0x42;
@@ -86,6 +92,7 @@ static bool build_keys(struct keys_encl *k, uint8_t variant, uint16_t isvsvn,
 out:
 	if (!ok)
 		test_fail(__FILE__, __LINE__, "building keys_encl failed (err %d)", err);
+	free(log.buf);
 	free(img);
 	return ok;
 }
@@ -100,6 +107,9 @@ static bool load_keys(struct keys_encl *k, uint8_t variant, uint16_t isvsvn)
 
 	if (!ok)
 		test_fail(__FILE__, __LINE__, "EINIT of keys_encl failed (err %d)", err);
+	else if (memcmp(k->info.mrenclave, k->expect_mrenclave, 32))
+		test_fail(__FILE__, __LINE__, "MRENCLAVE differs from the "
+			  "test's own measurement log");
 	free(sig);
 	return ok;
 }
@@ -184,7 +194,7 @@ TEST(local_attestation_between_two_enclaves)
 	targetinfo_of(&b, &ti);
 	REQUIRE(report(&a, &ti, data, &r));
 	/* The body describes A, as only EREPORT inside A can. */
-	CHECK_MEM(r.body.mrenclave, a.info.mrenclave, 32);
+	CHECK_MEM(r.body.mrenclave, a.expect_mrenclave, 32);
 	CHECK_MEM(r.body.mrsigner, a.info.mrsigner, 32);
 	CHECK_MEM(r.body.report_data, data, 64);
 	CHECK_EQ(r.body.attributes.flags, a.info.attributes.flags);

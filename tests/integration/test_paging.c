@@ -354,27 +354,91 @@ TEST(paging_replayed_page_is_refused)
 	free(old);
 }
 
+/*
+ * The number after "KEY": in @json at or after @from (NULL: the start);
+ * -1 when the key is missing or its value is not a number.
+ */
+static long long json_num(const char *json, const char *from, const char *key)
+{
+	char pat[64];
+	const char *p;
+	char *end;
+	long long v;
+
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	p = strstr(from ? from : json, pat);
+	if (!p)
+		return -1;
+	v = strtoll(p + strlen(pat), &end, 10);
+	return end == p + strlen(pat) ? -1 : v;
+}
+
+/*
+ * The figures of one stats JSON against the work an enclave of
+ * @nr_pages child pages did in an EPC of EPC_SIZE: every page is
+ * resident or evicted, what did not fit was evicted, the platform's
+ * counters are the enclave's (it is the only one), and the EPC pages in
+ * use are its resident pages, its VA pages and at most its SECS.
+ */
+static void check_stats_json(const char *json, uint64_t nr_pages)
+{
+	const char *encl = strstr(json, "\"enclaves\":[{");
+	long long total = json_num(json, NULL, "total_pages");
+	long long free_ = json_num(json, NULL, "free_pages");
+	long long evicted = json_num(json, NULL, "pages_evicted");
+	long long reloaded = json_num(json, NULL, "pages_reloaded");
+	long long resident, out, va, evictions, reloads;
+
+	REQUIRE(encl != NULL);
+	resident = json_num(json, encl, "resident_pages");
+	out = json_num(json, encl, "evicted_pages");
+	va = json_num(json, encl, "va_pages");
+	evictions = json_num(json, encl, "evictions");
+	reloads = json_num(json, encl, "reloads");
+	if (getenv("TEST_VERBOSE"))
+		printf("    %s\n", json);
+	CHECK_EQ(total, EPC_SIZE / 4096);
+	CHECK_EQ(resident + out, nr_pages);
+	CHECK_EQ(va, (nr_pages + 511) / 512);
+	/* The EPC cannot hold all of them: at least the excess is out. */
+	CHECK(out >= (long long)nr_pages - total);
+	CHECK(resident > 0 && resident <= total - va);
+	CHECK_EQ(evictions, evicted);
+	CHECK_EQ(reloads, reloaded);
+	/* Each page out was evicted once more than it was reloaded. */
+	CHECK(evicted - reloaded >= out);
+	CHECK_EQ(json_num(json, NULL, "reload_failures"), 0);
+	/* In use: resident pages, VA pages and the SECS (unless evicted). */
+	CHECK(total - free_ - resident - va == 0 ||
+	      total - free_ - resident - va == 1);
+}
+
 TEST(paging_stats_as_json)
 {
 	struct pencl p;
-	char buf[8192];
+	char *buf = malloc(1 << 16);
 	int fds[2];
-	ssize_t len;
+	ssize_t len, n;
 
+	REQUIRE(buf);
 	epc_configure();
 	PLOAD(&p, 16);
+	/* The work: every heap page written then read back, 4x the EPC. */
+	REQUIRE_EQ(fill_and_check(&p, 0, 0, p.heap_pages, 0x77), 0);
 	REQUIRE_EQ(pipe(fds), 0);
 	REQUIRE_EQ(sgxemu_stats_write_json(fds[1]), 0);
 	close(fds[1]);
-	len = read(fds[0], buf, sizeof(buf) - 1);
+	for (len = 0; (n = read(fds[0], buf + len, (1 << 16) - 1 - len)) > 0; )
+		len += n;
 	close(fds[0]);
 	REQUIRE(len > 0);
 	buf[len] = 0;
-	CHECK(strstr(buf, "\"total_pages\":2048") != NULL);
-	CHECK(strstr(buf, "\"pages_evicted\":") != NULL);
-	CHECK(strstr(buf, "\"resident_pages\":") != NULL);
-	CHECK(strstr(buf, "\"enclaves\":[{") != NULL);
+	check_stats_json(buf, p.heap_pages + L_PAGES);
+	/* Touching every heap page twice reloaded at least those out. */
+	CHECK(json_num(buf, NULL, "pages_reloaded") >=
+	      (long long)(p.heap_pages + L_PAGES) - (long long)(EPC_SIZE / 4096));
 	CHECK_EQ(sgxemu_enclave_destroy(p.e), 0);
+	free(buf);
 }
 
 /* SGXEMU_STATS=FILE: the JSON is written when the process exits. */
@@ -407,8 +471,8 @@ TEST(paging_stats_file_at_exit)
 	buf = realloc(buf, len + 1);
 	REQUIRE(buf);
 	buf[len] = 0;
-	CHECK(strstr(buf, "\"pages_evicted\":") != NULL);
-	CHECK(strstr(buf, "\"evicted_pages\":") != NULL);
+	/* Loading 12 MiB of heap into 8 MiB of EPC, nothing else. */
+	check_stats_json(buf, 12 * MiB / 4096 + L_PAGES);
 	free(buf);
 }
 
@@ -533,4 +597,66 @@ TEST(paging_info_json)
 	buf[n] = 0;
 	CHECK(strstr(buf, "{\"epc\":{\"total_pages\":2048,\"free_pages\":2048,") == buf);
 	CHECK(strstr(buf, "\"pages_evicted\":0") != NULL);
+}
+
+/*
+ * Found by `make stress`: loading an evicted page allocates an EPC page,
+ * and the reclaim that allocation may run can empty the same enclave and
+ * write its SECS back; the SECS must be there again for ELDU (it was
+ * reloaded before the allocation, and ELDU then failed with #PF on the
+ * SECS operand: the page was lost). Made deterministic here under the
+ * paging lock (ksgxd waits): the other enclave is not reclaimable
+ * (marked shared, as after a fork), the EPC has no free page, and the
+ * enclave keeps only a few resident pages, all old.
+ */
+TEST(paging_load_survives_the_secs_leaving_during_allocation)
+{
+	static long grabbed[4096];
+	struct sgxemu_run run;
+	struct pencl a, b;
+	size_t nr_grabbed = 0, n;
+	int r;
+
+	epc_configure();
+	PLOAD(&a, 1);
+	PLOAD(&b, 4);
+	REQUIRE_EQ(pcall(&a, 0, P_FILL, 0, a.heap_pages, 99, &run), 0);
+	REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EEXIT);
+
+	sgxemu__paging_lock();
+	b.e->pg->shared = true;
+	/* Down to at most one batch of resident pages, aged on the way. */
+	while (a.e->pg->resident > SGX_RECLAIM_BATCH / 2 &&
+	       sgxemu__reclaim_batch(true))
+		;
+	while (sgxemu__epc_nr_free() && nr_grabbed < 4096) {
+		long i = sgxemu__epc_alloc(-1, false);
+
+		if (i < 0)
+			break;
+		grabbed[nr_grabbed++] = i;
+	}
+	CHECK_EQ(sgxemu__epc_nr_free(), 0);
+	CHECK(a.e->pg->resident > 0);
+	CHECK(!a.e->pg->secs_evicted);
+	/* An evicted heap page of a. */
+	for (n = L_PAGES; n < a.e->npages; n++)
+		if (a.e->pg->state[n] & PS_EVICTED)
+			break;
+	REQUIRE(n < a.e->npages);
+	r = sgxemu__paging_load(a.e, n);
+	CHECK_EQ(r, 0);
+	CHECK(!(a.e->pg->state[n] & PS_LOST));
+	for (size_t i = 0; i < nr_grabbed; i++)
+		sgxemu__epc_free(grabbed[i]);
+	b.e->pg->shared = false;
+	sgxemu__paging_unlock();
+
+	/* Every value still there. */
+	REQUIRE_EQ(pcall(&a, 1, P_CHECK, 0, a.heap_pages, 99, &run), 0);
+	REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EEXIT);
+	CHECK_EQ(run.regs.rsi, 0);
+	CHECK_EQ(run.regs.rdx, expected_checksum(99, 0, a.heap_pages));
+	CHECK_EQ(sgxemu_enclave_destroy(a.e), 0);
+	CHECK_EQ(sgxemu_enclave_destroy(b.e), 0);
 }

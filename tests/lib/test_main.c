@@ -14,21 +14,37 @@
 
 #include "test.h"
 
-#define MAX_TESTS	512
 #define TEST_TIMEOUT_S	120
 #define SKIP_EXIT	77
 
-static struct { const char *name; test_fn fn; } tests[MAX_TESTS];
-static int nr_tests;
+/*
+ * The registered tests, in a table that grows as constructors register
+ * them: a binary may hold any number. A test that cannot be registered
+ * (out of memory) is counted and main() fails the binary, naming how
+ * many were lost; a test is never dropped without a word.
+ */
+static struct test_entry { const char *name; test_fn fn; } *tests;
+static int nr_tests, cap_tests, lost_tests;
 static int failures;	/* in the running test (the child) */
 
 void test_register(const char *name, test_fn fn)
 {
-	if (nr_tests < MAX_TESTS) {
-		tests[nr_tests].name = name;
-		tests[nr_tests].fn = fn;
-		nr_tests++;
+	if (nr_tests == cap_tests) {
+		int cap = cap_tests ? 2 * cap_tests : 64;
+		struct test_entry *t = realloc(tests, (size_t)cap * sizeof(*t));
+
+		if (!t) {
+			fprintf(stderr, "test harness: cannot register %s: out of memory\n",
+				name);
+			lost_tests++;
+			return;
+		}
+		tests = t;
+		cap_tests = cap;
 	}
+	tests[nr_tests].name = name;
+	tests[nr_tests].fn = fn;
+	nr_tests++;
 }
 
 void test_fail(const char *file, int line, const char *fmt, ...)
@@ -55,69 +71,6 @@ void test_skip(const char *fmt, ...)
 	fputc('\n', stdout);
 	fflush(stdout);
 	exit(SKIP_EXIT);
-}
-
-const char *test_build_dir(void)
-{
-	const char *b = getenv("B");
-
-	return b && *b ? b : "build";
-}
-
-const char *test_shared_path(const char *rel)
-{
-	static char path[4][4096];
-	static int slot;
-	const char *roots[] = { getenv("SGXEMU_SHARED"), "../shared", "../../shared" };
-	struct stat st;
-
-	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
-		char *p = path[slot];
-
-		if (!roots[i])
-			continue;
-		snprintf(p, sizeof(path[0]), "%s/%s", roots[i], rel);
-		if (!stat(p, &st)) {
-			slot = (slot + 1) % 4;
-			return p;
-		}
-	}
-	return NULL;
-}
-
-void *test_read_file(const char *path, size_t *size)
-{
-	FILE *f = fopen(path, "rb");
-	long len;
-	void *buf;
-
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
-		fclose(f);
-		return NULL;
-	}
-	buf = malloc(len ? len : 1);
-	if (buf && fread(buf, 1, len, f) != (size_t)len) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	if (buf && size)
-		*size = len;
-	return buf;
-}
-
-bool test_unhex(const char *hex, uint8_t *out, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		unsigned v;
-
-		if (sscanf(hex + 2 * i, "%2x", &v) != 1)
-			return false;
-		out[i] = v;
-	}
-	return hex[2 * n] == '\0';
 }
 
 /* Wait for @pid, killing it after TEST_TIMEOUT_S seconds. */
@@ -151,6 +104,10 @@ int main(int argc, char **argv)
 	int passed = 0, failed = 0, skipped = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc > 1 && lost_tests) {
+		printf("FAIL harness: %d test(s) could not be registered\n", lost_tests);
+		return 1;
+	}
 	if (argc > 1) {
 		for (int i = 0; i < nr_tests; i++)
 			if (!strcmp(tests[i].name, argv[1])) {
@@ -196,6 +153,11 @@ int main(int argc, char **argv)
 			printf("FAIL %s\n", tests[i].name);
 			failed++;
 		}
+	}
+	if (lost_tests) {
+		printf("FAIL harness: %d test(s) could not be registered and did not run\n",
+		       lost_tests);
+		failed += lost_tests;
 	}
 	printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
 	return failed ? 1 : 0;

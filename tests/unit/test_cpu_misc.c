@@ -124,20 +124,55 @@ TEST(cpuid_subleaf1)
 	CHECK_EQ(r[3], 0);
 }
 
+/*
+ * The default XFRM (CPUID.(12H,1):ECX:EDX) against the rules CPUID leaf
+ * 0DH and XSETBV set for any XFRM (SDM vol. 1 13.2-13.3, vol. 3 37.7.2),
+ * read from the CPU here, not from the code under test: x87 and SSE
+ * always; only components CPUID.(0DH,0) enumerates for XCR0, each with a
+ * state area (CPUID.(0DH,i).EAX != 0 for i >= 2); AVX needs SSE; the
+ * three AVX-512 components all or none, and only with AVX; MPX's two
+ * together; AMX's two together; and nothing the OS left out of XCR0
+ * (an enclave cannot use state the OS does not save).
+ */
 TEST(cpuid_default_xfrm_is_xcr0)
 {
 	struct sgx_cpu cpu;
 	unsigned int a, b, c, d;
 	uint32_t lo, hi, r[4];
+	uint64_t xfrm, supported, xcr0, avx512 = 0xe0, mpx = 0x18,
+		 amx = 3ULL << 17;
 
 	REQUIRE(__get_cpuid(1, &a, &b, &c, &d));
 	if (!(c & (1U << 27)))
 		test_skip("no OSXSAVE");
+	REQUIRE(__get_cpuid_max(0, NULL) >= 0xd);
+	__cpuid_count(0xd, 0, a, b, c, d);
+	supported = (uint64_t)d << 32 | a;
 	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	xcr0 = (uint64_t)hi << 32 | lo;
+
 	REQUIRE_EQ(sgx_cpu_init(&cpu, NULL), 0);
 	sgx_cpu_cpuid(&cpu, 1, r);
-	CHECK_EQ(r[2], lo);
-	CHECK_EQ(r[3], hi);
+	xfrm = (uint64_t)r[3] << 32 | r[2];
+	CHECK_EQ(xfrm & 3, 3);
+	CHECK_EQ(xfrm & ~supported, 0);
+	CHECK_EQ(xfrm & ~xcr0, 0);
+	for (unsigned i = 2; i < 63; i++) {
+		if (!(xfrm & (1ULL << i)))
+			continue;
+		__cpuid_count(0xd, i, a, b, c, d);
+		if (!a)
+			test_fail(__FILE__, __LINE__, "XFRM bit %u has no state area", i);
+	}
+	if (xfrm & 4)
+		CHECK(xfrm & 2);
+	CHECK((xfrm & avx512) == 0 || (xfrm & avx512) == avx512);
+	if (xfrm & avx512)
+		CHECK(xfrm & 4);
+	CHECK((xfrm & mpx) == 0 || (xfrm & mpx) == mpx);
+	CHECK((xfrm & amx) == 0 || (xfrm & amx) == amx);
+	/* The OS's user states of this host are all offered to enclaves. */
+	CHECK_EQ(xfrm, xcr0 & supported);
 	sgx_cpu_destroy(&cpu);
 }
 

@@ -149,6 +149,13 @@ TEST(syntax_errors_name_their_line)
 		{ "audit some\n", 1, "none, denials or all" },
 		{ "init.debug deny extra\n", 1, "allow or deny" },
 		{ "mode\n", 1, "enforcing or permissive" },
+		/* sscanf's %2x took these as ff.. and f0..: no hex digits. */
+		{ "signer deny " "-1-1-1-1-1-1-1-1-1-1-1-1-1-1-1-1"
+		  "-1-1-1-1-1-1-1-1-1-1-1-1-1-1-1-1\n", 1, "not 64 hex digits" },
+		{ "enclave deny " "+f+f+f+f+f+f+f+f+f+f+f+f+f+f+f+f"
+		  "+f+f+f+f+f+f+f+f+f+f+f+f+f+f+f+f\n", 1, "not 64 hex digits" },
+		{ "signer allow " "0x000000000000000000000000000000"
+		  "00000000000000000000000000000000\n", 1, "not 64 hex digits" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

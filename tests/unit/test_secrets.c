@@ -198,6 +198,39 @@ TEST(environment_overrides_cpusvn_and_owner_epoch)
 	CHECK(strstr(why, "SGXEMU_CPUSVN") != NULL);
 }
 
+/*
+ * Found by fuzz/fuzz_secrets.c: the old sscanf("%2x") loop read past the
+ * end of a short value and took signs, blanks and "0x" as digits, so
+ * "-1" sixteen times became a CPUSVN of all ff.
+ */
+TEST(environment_hex_is_digits_only)
+{
+	static const char *bad[] = {
+		"abc",
+		"-1-1-1-1-1-1-1-1-1-1-1-1-1-1-1-1",
+		"+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1",
+		" 102030405060708090a0b0c0d0e0f1",
+		"0x02030405060708090a0b0c0d0e0f10",
+		"0102030405060708090a0b0c0d0e0f100",
+	};
+	struct sgx_platform_keys k;
+	char why[256];
+
+	fresh_dir();
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		why[0] = '\0';
+		setenv("SGXEMU_OWNER_EPOCH", bad[i], 1);
+		if (sgx_secrets_load(path, &k, why, sizeof(why)) != -EINVAL ||
+		    !strstr(why, "SGXEMU_OWNER_EPOCH"))
+			test_fail(__FILE__, __LINE__, "'%s' accepted (%s)", bad[i], why);
+	}
+	setenv("SGXEMU_OWNER_EPOCH", "A0B1C2D3E4F5a6b7c8d9eafb0c1d2e3f", 1);
+	REQUIRE_EQ(sgx_secrets_load(path, &k, why, sizeof(why)), 0);
+	CHECK_EQ(k.owner_epoch[0], 0xa0);
+	CHECK_EQ(k.owner_epoch[15], 0x3f);
+	unsetenv("SGXEMU_OWNER_EPOCH");
+}
+
 TEST(path_from_environment)
 {
 	char buf[256];

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Re-create the seed corpora under fuzz/corpus/ (they are committed; run
+# this only to change them). Every seed is made here from scratch: a
+# fresh RSA key, a two-page image signed by `sgxemu sign`, a .sgxs stream
+# and secrets files written byte by byte, the shipped strict policy, and
+# operation sequences in each harness's input format (see its header).
+set -eu
+cd "$(dirname "$0")/.."
+CLI=${CLI:-build/sgxemu}
+C=fuzz/corpus
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p $C/fuzz_policy $C/fuzz_secrets $C/fuzz_sgxs $C/fuzz_sigstruct \
+	 $C/fuzz_encls $C/fuzz_enclu $C/fuzz_ioctl
+
+# -- policy files
+cp policies/strict.policy $C/fuzz_policy/strict
+printf 'mode permissive\naudit all\naudit-log stderr\n' > $C/fuzz_policy/modes
+printf 'signer allow %s\nsigner.default deny\nenclave deny %s\n' \
+	"$(printf '%064x' 1)" "$(printf 'ab%.0s' $(seq 32))" > $C/fuzz_policy/hashes
+printf 'page.write-exec strip-exec # comment\nmap.write-exec deny\n\n  init.debug allow\n' \
+	> $C/fuzz_policy/switches
+
+# -- secrets files: switches, two length-prefixed strings, the file
+python3 - "$C/fuzz_secrets" <<'PY'
+import hashlib, struct, sys, os
+d = sys.argv[1]
+img = b"SGXEMUPS" + struct.pack("<II", 1, 96) + bytes(range(96))
+img += hashlib.sha256(img).digest()
+open(d + "/valid", "wb").write(b"\0\0\0" + img)
+hexs = b"0102030405060708090a0b0c0d0e0f10"
+open(d + "/cpusvn", "wb").write(b"\x03" + bytes([32]) + hexs + bytes([32]) + hexs + img)
+open(d + "/short-env", "wb").write(b"\x01\x03abc\x00" + img)
+open(d + "/truncated", "wb").write(b"\0\0\0" + img[:100])
+PY
+
+# -- a .sgxs stream: ECREATE, a TCS and a page, one UNMEASRD chunk
+python3 - "$C/fuzz_sgxs" <<'PY'
+import struct, sys
+d = sys.argv[1]
+def blk(tag, rest): return (tag + rest).ljust(64, b"\0")
+s = blk(b"ECREATE\0", struct.pack("<IQ", 1, 0x4000))
+s += blk(b"EADD\0\0\0\0", struct.pack("<QQ", 0, 0x100))
+for c in range(0, 4096, 256):
+    s += blk(b"EEXTEND\0", struct.pack("<Q", c)) + bytes(256)
+s += blk(b"EADD\0\0\0\0", struct.pack("<QQ", 0x1000, 0x207))
+s += blk(b"EEXTEND\0", struct.pack("<Q", 0x1000)) + bytes([0x90]) * 256
+s += blk(b"UNMEASRD", struct.pack("<Q", 0x1100)) + bytes(256)
+open(d + "/stream", "wb").write(s)
+open(d + "/flat", "wb").write(bytes(8192))
+PY
+
+# -- a SIGSTRUCT from `sgxemu sign` over a two-page image, with a fresh key
+openssl genrsa -3 -out "$tmp/key.pem" 3072 2>/dev/null
+head -c 8192 /dev/zero > "$tmp/encl.bin"
+"$CLI" sign --key "$tmp/key.pem" --in "$tmp/encl.bin" --out $C/fuzz_sigstruct/signed --debug
+# ... and the same with the re-sign flag set (last byte 0x0f)
+{ cat $C/fuzz_sigstruct/signed; printf '\x0f'; } > $C/fuzz_sigstruct/resign
+
+# -- ENCLS: empty = the default enclave; switches SIGN|MEASURE with pages
+printf '' > $C/fuzz_encls/default
+printf '\x24\x00\x00\x00\x03\x00\x00\x00\xff\xff\x01\x00\x00\xff\xff\x01\x00\x00\xff\xff\x00\x00\x00' \
+	> $C/fuzz_encls/launch
+printf '\x2c\x00\x00\x00\x01\x00\x00\x00\xff\xff\x00\x00\x00\x00' > $C/fuzz_encls/token
+
+# -- ENCLU: enclave, then opcodes with operands
+printf '\x00\x02\x00\x00\x00\x02' > $C/fuzz_enclu/egetkey
+printf '\x01\x01\x00\x00\x00\x02\x00\x04' > $C/fuzz_enclu/ereport
+printf '\x02\x04\x03' > $C/fuzz_enclu/aex
+printf '\x03\x03\x05\x00\x00\x00\x00\x00\x00' > $C/fuzz_enclu/eaccept
+
+# -- ioctls: CREATE, ADD TCS, ADD page, INIT, on both APIs
+for api in 0 1; do
+	printf "\\x0$api\\x00\\x00\\x00\\x01\\x00\\x00\\x01\\x01\\x00\\x03\\x00" \
+		> $C/fuzz_ioctl/launch-$api
+	printf "\\x0$api\\x00\\x00\\x00\\x04\\x0$api\\x01\\x00\\x00\\x01\\x01\\x00\\x03\\x00" \
+		> $C/fuzz_ioctl/provision-$api
+done
+printf '\x00\x05\xf0\x00\x01\x00\x00\x00\x00\x00\x00' > $C/fuzz_ioctl/raw
+echo "seeds written to $C"

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The harness's helpers that need no harness (test.h): build directory,
+ * shared files, whole-file reads, hex. Apart from test_main.c so that
+ * programs with a main() of their own (tests/stress/) can link them.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "test.h"
+
+const char *test_build_dir(void)
+{
+	const char *b = getenv("B");
+
+	return b && *b ? b : "build";
+}
+
+const char *test_shared_path(const char *rel)
+{
+	static char path[4][4096];
+	static int slot;
+	const char *roots[] = { getenv("SGXEMU_SHARED"), "../shared", "../../shared" };
+	struct stat st;
+
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		char *p = path[slot];
+
+		if (!roots[i])
+			continue;
+		snprintf(p, sizeof(path[0]), "%s/%s", roots[i], rel);
+		if (!stat(p, &st)) {
+			slot = (slot + 1) % 4;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+void *test_read_file(const char *path, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	long len;
+	void *buf;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
+		fclose(f);
+		return NULL;
+	}
+	buf = malloc(len ? len : 1);
+	if (buf && fread(buf, 1, len, f) != (size_t)len) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	if (buf && size)
+		*size = len;
+	return buf;
+}
+
+bool test_unhex(const char *hex, uint8_t *out, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned v;
+
+		if (sscanf(hex + 2 * i, "%2x", &v) != 1)
+			return false;
+		out[i] = v;
+	}
+	return hex[2 * n] == '\0';
+}

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "engine/hex.h"
 #include "engine/secrets.h"
 
 struct sgxemu_platform sgxemu__platform;
@@ -119,14 +120,7 @@ static int platform_launch_control(struct sgx_cpu *cpu)
 	if (hash && *hash) {
 		uint8_t h[32];
 
-		for (int i = 0; i < 32; i++) {
-			unsigned v;
-
-			if (sscanf(hash + 2 * i, "%2x", &v) != 1)
-				goto bad_hash;
-			h[i] = (uint8_t)v;
-		}
-		if (hash[64])
+		if (sgx_unhex(hash, h, sizeof(h)))
 			goto bad_hash;
 		for (int i = 0; i < 4; i++) {
 			uint64_t v;

@@ -38,5 +38,20 @@ out=$(SGXEMU_CPUSVN=zz SGXEMU_SECRETS_FILE="$T/b/secrets" "$CLI" info 2>&1)
 rc=$?
 [ $rc -ne 0 ] && echo "$out" | grep -q "SGXEMU_CPUSVN must be 32 hex digits" && ok bad_cpusvn_refused \
 	|| bad bad_cpusvn_refused "rc=$rc $out"
+# SGXEMU_LE_HASH: exactly 64 hex digits (signs, blanks, 0x and short
+# values are refused, not half-parsed); a good one locks launch control.
+good=$(printf 'ab%.0s' $(seq 32))
+for h in "-1$(printf '0%.0s' $(seq 62))" " f$(printf '0%.0s' $(seq 62))" \
+	 "0x$(printf '0%.0s' $(seq 62))" "abc" "${good}00"; do
+	out=$(SGXEMU_LAUNCH_CONTROL=locked SGXEMU_LE_HASH="$h" \
+	      SGXEMU_SECRETS_FILE="$T/b/secrets" "$CLI" info 2>&1)
+	rc=$?
+	[ $rc -ne 0 ] && echo "$out" | grep -q "SGXEMU_LE_HASH must be 64 hex digits" \
+		&& ok "bad_le_hash_refused '$h'" || bad "bad_le_hash_refused '$h'" "rc=$rc $out"
+done
+out=$(SGXEMU_LAUNCH_CONTROL=locked SGXEMU_LE_HASH="$good" \
+      SGXEMU_SECRETS_FILE="$T/b/secrets" "$CLI" info 2>&1)
+echo "$out" | grep -q "launch control: *locked.*0xabababababababab" && ok le_hash_locks \
+	|| bad le_hash_locks "$out"
 echo "$pass passed, $fail failed, 0 skipped"
 [ $fail -eq 0 ]

@@ -173,8 +173,8 @@ static struct sgx_gprsgx *frame_gpr(struct sgx_cpu *cpu,
  * The checks EENTER and ERESUME share, in the SDM's order, up to taking
  * the TCS. On success the TCS is ACTIVE (owned by the caller).
  */
-static int enter_common(struct sgx_cpu *cpu, struct sgx_encl_ctl *ctl,
-			uint64_t tcs_lin, uint64_t aep, struct sgx_lp *lp)
+static int take_tcs(struct sgx_cpu *cpu, struct sgx_encl_ctl *ctl,
+		    uint64_t tcs_lin, uint64_t aep, struct sgx_lp *lp)
 {
 	struct sgx_secs *secs;
 	struct sgx_tcs *tcs;
@@ -213,17 +213,44 @@ static int enter_common(struct sgx_cpu *cpu, struct sgx_encl_ctl *ctl,
 	return 0;
 }
 
+/*
+ * The thread counts for ETRACK *before* the TCS and SSA pages are checked,
+ * as hardware's EENTER is atomic with respect to ETRACK. Counted only
+ * after the checks, a reclaimer could EBLOCK one of those pages and
+ * complete an ETRACK cycle in between (the thread not counted yet), so
+ * that EWB wrote back and freed a TCS or SSA page this thread then used
+ * in enclave mode: the AEX and EEXIT wrote through lp->tcs and the SSA
+ * frame into a freed, possibly reused EPC page (corrupted enclave data,
+ * a SIGSEGV in the handler). Counted first, a page not yet blocked at
+ * the check is blocked in this epoch or later, and EWB waits for this
+ * thread to leave.
+ */
+static int enter_common(struct sgx_cpu *cpu, struct sgx_encl_ctl *ctl,
+			uint64_t tcs_lin, uint64_t aep, struct sgx_lp *lp)
+{
+	uint64_t epoch = ctl ? sgx_track_enter(ctl) : 0;
+	int ret = take_tcs(cpu, ctl, tcs_lin, aep, lp);
+
+	if (ret) {
+		if (ctl)
+			sgx_track_exit(ctl, epoch);
+		return ret;
+	}
+	lp->entry_epoch = epoch;
+	return 0;
+}
+
 static void enter_done(struct sgx_lp *lp)
 {
 	lp->tcs->aep = lp->aep;
 	atomic_fetch_add(&lp->ctl->active_threads, 1);
-	lp->entry_epoch = sgx_track_enter(lp->ctl);
 }
 
 static int enter_fail(struct sgx_lp *lp, int ret)
 {
 	/* TCS.STATE is the first field of the page-aligned TCS. */
 	__atomic_store_n((uint64_t *)(void *)lp->tcs, 0, __ATOMIC_RELEASE);
+	sgx_track_exit(lp->ctl, lp->entry_epoch);
 	return ret;
 }
 

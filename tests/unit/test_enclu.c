@@ -4,8 +4,11 @@
  * their own, without running code: EENTER/ERESUME checks and state, EEXIT,
  * AEX into the SSA frame (sgx-facts.md §4.16-4.19, §1.10, §1.11).
  */
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "test.h"
 #include "cpu/cpu.h"
@@ -365,5 +368,99 @@ TEST(user_leaves_in_enclave_mode)
 	CHECK_EQ(sgx_enclu_user(&f.cpu, &lp, SGX_EREPORT, 0x1000, 0x2000,
 				0x3000, &rax, &zf), SGX_GP);
 	sgx_eexit(&f.cpu, &lp);
+	sgx_cpu_destroy(&f.cpu);
+}
+
+/*
+ * EENTER and ERESUME count the thread for ETRACK before they look at the
+ * EPCM entries of its TCS and SSA pages, as the hardware's entry is
+ * atomic with respect to ETRACK. Counted after the checks, a reclaimer
+ * could EBLOCK such a page and finish an ETRACK cycle in between, and EWB
+ * would free a page the thread then uses in enclave mode (seen as
+ * SIGSEGVs and corrupted pages in test_paging under load). Deterministic
+ * here: the EPCM is moved to pages of its own that are made inaccessible,
+ * and the first access the leaf makes records whether the thread is
+ * counted at that moment.
+ */
+static struct {
+	uint8_t *epcm;
+	size_t len;
+	struct sgx_encl_ctl *ctl;
+	volatile int faults;
+	volatile uint64_t counted;
+} epcm_watch;
+
+static void epcm_watch_fault(int sig, siginfo_t *si, void *uc)
+{
+	uint8_t *a = si->si_addr;
+
+	(void)uc;
+	if (a < epcm_watch.epcm || a >= epcm_watch.epcm + epcm_watch.len) {
+		signal(sig, SIG_DFL);
+		return;
+	}
+	if (!epcm_watch.faults++)
+		epcm_watch.counted = atomic_load(&epcm_watch.ctl->threads_at[0]) +
+				     atomic_load(&epcm_watch.ctl->threads_at[1]);
+	mprotect(epcm_watch.epcm, epcm_watch.len, PROT_READ | PROT_WRITE);
+}
+
+/* Run one entry with the EPCM inaccessible; the count seen at its first
+ * EPCM access (~0 when it made none). */
+static uint64_t counted_at_first_epcm_read(struct fixture *f, bool resume,
+					   struct sgx_lp *lp, int *ret)
+{
+	epcm_watch.faults = 0;
+	epcm_watch.counted = ~0ULL;
+	mprotect(epcm_watch.epcm, epcm_watch.len, PROT_NONE);
+	*ret = resume ? sgx_eresume(&f->cpu, f->ctl, TCS_B, AEP, 1, 2, lp)
+		      : sgx_eenter(&f->cpu, f->ctl, TCS_B, AEP, 1, 2, lp);
+	mprotect(epcm_watch.epcm, epcm_watch.len, PROT_READ | PROT_WRITE);
+	return epcm_watch.counted;
+}
+
+TEST(entry_counts_for_etrack_before_its_page_checks)
+{
+	struct sigaction sa, old;
+	struct sgx_epcm_entry *saved;
+	struct sgx_aex_event ev;
+	struct fixture f;
+	struct sgx_lp lp;
+	int ret;
+
+	REQUIRE(setup(&f, true));
+	epcm_watch.len = (f.cpu.nr_pages * sizeof(*f.cpu.epcm) + 4095) & ~4095UL;
+	epcm_watch.epcm = mmap(NULL, epcm_watch.len, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	REQUIRE(epcm_watch.epcm != MAP_FAILED);
+	memcpy(epcm_watch.epcm, f.cpu.epcm, f.cpu.nr_pages * sizeof(*f.cpu.epcm));
+	saved = f.cpu.epcm;
+	f.cpu.epcm = (struct sgx_epcm_entry *)(void *)epcm_watch.epcm;
+	epcm_watch.ctl = f.ctl;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = epcm_watch_fault;
+	sa.sa_flags = SA_SIGINFO;
+	REQUIRE_EQ(sigaction(SIGSEGV, &sa, &old), 0);
+
+	CHECK_EQ(counted_at_first_epcm_read(&f, false, &lp, &ret), 1);
+	CHECK_EQ(ret, 0);
+	memset(&ev, 0, sizeof(ev));
+	sgx_aex(&f.cpu, &lp, &ev);
+	CHECK_EQ(atomic_load(&f.ctl->threads_at[0]) +
+		 atomic_load(&f.ctl->threads_at[1]), 0);
+	CHECK_EQ(counted_at_first_epcm_read(&f, true, &lp, &ret), 1);
+	CHECK_EQ(ret, 0);
+	sgx_eexit(&f.cpu, &lp);
+	/* A refused entry (SSA page blocked) does not stay counted. */
+	f.cpu.epcm[sgx_cpu_lookup(&f.cpu, SSA_B)].blocked = 1;
+	CHECK_EQ(sgx_eenter(&f.cpu, f.ctl, TCS_B, AEP, 1, 2, &lp), SGX_PF);
+	CHECK_EQ(atomic_load(&f.ctl->threads_at[0]) +
+		 atomic_load(&f.ctl->threads_at[1]), 0);
+	CHECK_EQ(tcs_epc(&f, TCS_B)->state, 0);
+
+	sigaction(SIGSEGV, &old, NULL);
+	memcpy(saved, epcm_watch.epcm, f.cpu.nr_pages * sizeof(*f.cpu.epcm));
+	f.cpu.epcm = saved;
+	munmap(epcm_watch.epcm, epcm_watch.len);
 	sgx_cpu_destroy(&f.cpu);
 }

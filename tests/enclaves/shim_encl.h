@@ -305,14 +305,14 @@ SHIM_FN EVP_PKEY *shim_load_key(const char *pem)
 	}
 	if (!f) {
 		snprintf(shim_key_why, sizeof(shim_key_why),
-			 "cannot open signing key %s: %s", pem, strerror(errno));
+			 "cannot open signing key %.400s: %s", pem, strerror(errno));
 		return NULL;
 	}
 	key = PEM_read_PrivateKey(f, NULL, NULL, NULL);
 	fclose(f);
 	if (!key)
 		snprintf(shim_key_why, sizeof(shim_key_why),
-			 "%s is not a PEM private key", pem);
+			 "%.400s is not a PEM private key", pem);
 	return key;
 }
 

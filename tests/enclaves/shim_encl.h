@@ -305,14 +305,14 @@ SHIM_FN EVP_PKEY *shim_load_key(const char *pem)
 	}
 	if (!f) {
 		snprintf(shim_key_why, sizeof(shim_key_why),
-			 "cannot open signing key %s: %s", pem, strerror(errno));
+			 "cannot open signing key %.400s: %s", pem, strerror(errno));
 		return NULL;
 	}
 	key = PEM_read_PrivateKey(f, NULL, NULL, NULL);
 	fclose(f);
 	if (!key)
 		snprintf(shim_key_why, sizeof(shim_key_why),
-			 "%s is not a PEM private key", pem);
+			 "%.400s is not a PEM private key", pem);
 	return key;
 }
 
@@ -495,14 +495,36 @@ SHIM_FN int shim_encl_build(struct shim_encl *e, EVP_PKEY *key)
 }
 
 /* One call of the enclave through the vDSO on TCS @tcs. */
-SHIM_FN int shim_ecall(struct shim_encl *e, int tcs, unsigned long op,
-		      uint64_t *out, unsigned long arg,
-		      struct sgx_enclave_run *run)
+/*
+ * One vDSO call, EENTER or ERESUME. An ERESUME continues the enclave with
+ * the RBP it had when it was interrupted, which this enclave gives back at
+ * EEXIT, and the vDSO finds its frame through RBP: as with the kernel's
+ * vDSO, the ERESUME must come from the same stack depth as the EENTER it
+ * resumes. So every call goes through this one function, never inlined,
+ * with register arguments only (no stack argument to move RSP), from the
+ * test body: the vDSO's frame is then at the same address each time, in
+ * any build (ASan frames differ from plain ones, so different call sites
+ * would not line up).
+ */
+__attribute__((noinline)) SHIM_FN int shim_enter(struct sgx_enclave_run *run,
+						  uint64_t tcs,
+						  unsigned function,
+						  unsigned long op,
+						  uint64_t *out,
+						  unsigned long arg)
 {
 	memset(run, 0, sizeof(*run));
-	run->tcs = e->base + SHIM_ENCL_TCS(tcs);
-	return shim_vdso_call(op, (unsigned long)(uintptr_t)out, arg, 2, 0, 0, run);
+	run->tcs = tcs;
+	return shim_vdso_call(op, (unsigned long)(uintptr_t)out, arg, function,
+			      0, 0, run);
 }
+
+#define shim_ecall(e, tcs, op, out, arg, run)				\
+	shim_enter((run), (e)->base + SHIM_ENCL_TCS(tcs), SGX_EENTER,	\
+		   (op), (out), (arg))
+#define shim_eresume(e, tcs, run)					\
+	shim_enter((run), (e)->base + SHIM_ENCL_TCS(tcs), SGX_ERESUME,	\
+		   0, NULL, 0)
 
 /*
  * Run under the shim: if libsgxemu.so is not preloaded, execute this very

@@ -47,12 +47,6 @@ static bool sgx1_platform(void)
 	return v && !strcmp(v, "0");
 }
 
-#define ASAN_SKIP() do { \
-	if (SHIM_ASAN && !getenv("SHIM_ASAN_FORCE")) \
-		test_skip("enclave exception paths are not run under " \
-			  "AddressSanitizer (engine signal handling)"); \
-} while (0)
-
 #define BUILD(e) do { \
 	if (no_shim) test_skip("%s", no_shim); \
 	if (sgx1_platform()) test_skip("SGX1 platform (SGXEMU_SGX2=0)"); \
@@ -148,7 +142,6 @@ TEST(heap_grows_page_by_page_with_eaccept)
 
 TEST(access_before_eaccept_is_an_epcm_fault)
 {
-	ASAN_SKIP();
 	struct sgx_enclave_run run;
 	struct sgx2_encl e;
 	struct sgx2_mail m, acc;
@@ -172,9 +165,7 @@ TEST(access_before_eaccept_is_an_epcm_fault)
 	 * finishes the store. */
 	CHECK_EQ(call(&e, SGX2_OP_EACCEPT, REG_RW | SGX_SECINFO_PENDING, page,
 		      0, &acc), 0);
-	memset(&run, 0, sizeof(run));
-	run.tcs = e.base + SGX2_TCS0;
-	CHECK_EQ(shim_vdso_call(0, 0, 0, SGX_ERESUME, 0, 0, &run), 0);
+	CHECK_EQ(sgx2_eresume(&e, SGX2_TCS0, &run), 0);
 	CHECK_EQ(run.function, SGX_EEXIT);
 	CHECK_EQ(call(&e, SGX2_OP_LOAD, page + 8, 0, 0, &m), 0x1234);
 	sgx2_encl_destroy(&e);
@@ -182,7 +173,6 @@ TEST(access_before_eaccept_is_an_epcm_fault)
 
 TEST(eacceptcopy_fills_a_pending_page)
 {
-	ASAN_SKIP();
 	struct sgx_enclave_run run;
 	struct sgx2_encl e;
 	struct sgx2_mail m;
@@ -203,9 +193,7 @@ TEST(eacceptcopy_fills_a_pending_page)
 	CHECK_EQ(call(&e, SGX2_OP_LOAD, page + 64, 0, 0, &m),
 		 0x5a5a5a5a5a5a5a5aULL);
 	/* TCS 1 resumes its load, which now succeeds. */
-	memset(&run, 0, sizeof(run));
-	run.tcs = e.base + SGX2_TCS1;
-	CHECK_EQ(shim_vdso_call(0, 0, 0, SGX_ERESUME, 0, 0, &run), 0);
+	CHECK_EQ(sgx2_eresume(&e, SGX2_TCS1, &run), 0);
 	CHECK_EQ(run.function, SGX_EEXIT);
 	sgx2_encl_destroy(&e);
 }
@@ -214,7 +202,6 @@ TEST(eacceptcopy_fills_a_pending_page)
 
 TEST(restrict_then_emodpe_back)
 {
-	ASAN_SKIP();
 	struct sgx_enclave_restrict_permissions rp;
 	struct sgx_enclave_run run;
 	struct sgx2_encl e;
@@ -245,9 +232,7 @@ TEST(restrict_then_emodpe_back)
 	/* Back to RW from inside: EMODPE, and TCS 1's store completes. */
 	CHECK_EQ(call(&e, SGX2_OP_EMODPE, SGX_SECINFO_W | SGX_SECINFO_R, page,
 		      0, &m), 0);
-	memset(&run, 0, sizeof(run));
-	run.tcs = e.base + SGX2_TCS1;
-	CHECK_EQ(shim_vdso_call(0, 0, 0, SGX_ERESUME, 0, 0, &run), 0);
+	CHECK_EQ(sgx2_eresume(&e, SGX2_TCS1, &run), 0);
 	CHECK_EQ(run.function, SGX_EEXIT);
 	CHECK_EQ(call(&e, SGX2_OP_LOAD, page, 0, 0, &m), 0x88);
 	/* Restricting a pending page: SGX_PAGE_NOT_MODIFIABLE in result. */

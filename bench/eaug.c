@@ -3,8 +3,8 @@
  * SGX2 heap growth: pages/s of EAUG on fault + EACCEPT for a 64 MiB heap
  * (the enclave EACCEPTs each missing page: #PF, AEX, the driver EAUGs,
  * ERESUME, EACCEPT again, then one store and one load), and, in the same
- * run, the cost of one trap on this host (ENCLU outside an enclave, the
- * trap the engine takes). Prints the ratio of the per-page cost to one
+ * run, the cost of one trap on this host (the probed ENCLU fault,
+ * sgxemu_trap_cost_ns: the trap the engine takes). Prints the ratio of the per-page cost to one
  * trap (goal: at most 3 traps' worth per page).
  *
  * Runs itself under `sgxemu run` (B/sgxemu, B/libsgxemu.so). The raw trap
@@ -12,13 +12,12 @@
  * the program's own. One timed growth, no loop (shared machines).
  * Last line: "eaug ratio=R target=3.0".
  */
-#include <signal.h>
 #include <time.h>
-#include <ucontext.h>
 
 #include "../tests/enclaves/sgx2_encl.h"
+#include "sgxemu/sgxemu.h"
+#include "seed_key.h"
 
-#define SEED_KEY "seed-tree/tools/testing/selftests/x86/sgx/signing_key.pem"
 #define HEAP_BYTES	(64UL << 20)
 #define ELRANGE		(128UL << 20)
 
@@ -28,53 +27,6 @@ static double now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static void skip_enclu(int sig, siginfo_t *si, void *uc)
-{
-	(void)sig;
-	(void)si;
-	((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP] += 3;
-}
-
-/* ENCLU is #UD (SIGILL) on AMD and #GP (SIGSEGV) on Intel without SGX. */
-static double raw_trap_ns(int iters)
-{
-	struct sigaction sa, old_ill, old_segv;
-	double t0, best = 1e30;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = skip_enclu;
-	sa.sa_flags = SA_SIGINFO;
-	sigaction(SIGILL, &sa, &old_ill);
-	sigaction(SIGSEGV, &sa, &old_segv);
-	for (int round = 0; round < 3; round++) {
-		t0 = now_ns();
-		for (int i = 0; i < iters; i++)
-			__asm__ volatile("xor %%eax, %%eax\n"
-					 ".byte 0x0f, 0x01, 0xd7" ::: "rax", "memory");
-		t0 = (now_ns() - t0) / iters;
-		if (t0 < best)
-			best = t0;
-	}
-	sigaction(SIGILL, &old_ill, NULL);
-	sigaction(SIGSEGV, &old_segv, NULL);
-	return best;
-}
-
-static const char *key_path(void)
-{
-	static char path[4096];
-	const char *dirs[] = { getenv("SGXEMU_SHARED"), "../shared", "../../shared" };
-
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		if (!dirs[i])
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dirs[i], SEED_KEY);
-		if (!access(path, R_OK))
-			return path;
-	}
-	return NULL;
 }
 
 int main(int argc, char **argv)
@@ -93,8 +45,13 @@ int main(int argc, char **argv)
 		printf("eaug: skipped (%s)\n", why);
 		return 0;
 	}
-	trap = raw_trap_ns(2000);
-	key = shim_load_key(key_path());
+	trap = sgxemu_trap_cost_ns(2000);
+	if (trap <= 0) {
+		printf("eaug: the trap probe failed\n");
+		printf("eaug ratio=nan target=3.0\n");
+		return 1;
+	}
+	key = shim_load_key(seed_key_path());
 	r = key ? sgx2_encl_build(&e, key, ELRANGE) : -ENOKEY;
 	if (r) {
 		fprintf(stderr, "eaug: enclave build failed: %s\n", strerror(-r));

@@ -17,8 +17,8 @@
 
 #include "../tests/enclaves/shim_encl.h"
 #include "sgxemu/sgxemu.h"
+#include "seed_key.h"
 
-#define SEED_KEY "seed-tree/tools/testing/selftests/x86/sgx/signing_key.pem"
 
 static double now_ns(void)
 {
@@ -59,21 +59,6 @@ static void interposition_cost(int iters)
 	       wrapped, raw);
 }
 
-static const char *key_path(void)
-{
-	static char path[4096];
-	const char *dirs[] = { getenv("SGXEMU_SHARED"), "../shared", "../../shared" };
-
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		if (!dirs[i])
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dirs[i], SEED_KEY);
-		if (!access(path, R_OK))
-			return path;
-	}
-	return NULL;
-}
-
 int main(int argc, char **argv)
 {
 	const char *why = shim_reexec(argv);
@@ -99,7 +84,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	key = shim_load_key(key_path());
+	key = shim_load_key(seed_key_path());
 	ret = key ? shim_encl_build(&e, key) : -ENOKEY;
 	if (ret || !shim_vdso_fn) {
 		printf("ecall_vdso: enclave build failed: %s\n",

@@ -42,25 +42,6 @@ void sgxemu__cpuid_model_cpu(struct sgxemu_cpuid_model *m,
 				   cpu->nr_sections, !cpu->lc_locked);
 }
 
-/* platform.c's reading of SGXEMU_EPC_SIZE: "64M", "93.5M", "4096". */
-static size_t env_size(const char *s)
-{
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s || v <= 0)
-		return 0;
-	switch (*end) {
-	case 'k': case 'K': v *= 1024; end++; break;
-	case 'm': case 'M': v *= 1024 * 1024; end++; break;
-	case 'g': case 'G': v *= 1024.0 * 1024 * 1024; end++; break;
-	default: break;
-	}
-	if (*end)
-		return 0;
-	return ((size_t)v) & ~(SGX_PAGE_SIZE - 1);
-}
-
 int sgxemu__cpuid_model_env(struct sgxemu_cpuid_model *m)
 {
 	struct sgx_cpu_config cfg = {0};
@@ -69,7 +50,7 @@ int sgxemu__cpuid_model_env(struct sgxemu_cpuid_model *m)
 	bool lc_flexible = true;
 
 	if ((v = getenv("SGXEMU_EPC_SIZE")) != NULL) {
-		cfg.epc_size = env_size(v);
+		cfg.epc_size = sgxemu__parse_size(v);
 		if (!cfg.epc_size)
 			return -EINVAL;
 	}

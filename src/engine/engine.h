@@ -169,6 +169,7 @@ uint64_t sgxemu__rdgsbase(void);
 int sgxemu__thread_init_global(void);
 
 /* platform.c */
+size_t sgxemu__parse_size(const char *s);
 struct sgxemu_platform {
 	struct sgx_cpu cpu;
 	bool guard;
@@ -180,6 +181,19 @@ static inline struct sgx_cpu *sgxemu__cpu(void)
 {
 	return &sgxemu__platform.cpu;
 }
+
+/* The kernel's struct sigaction for the raw rt_sigaction system call:
+ * the engine installs its handlers with its own restorer. */
+struct kernel_sigaction {
+	void *handler;
+	unsigned long flags;
+	void *restorer;
+	uint64_t mask;
+};
+
+#ifndef SA_RESTORER
+#define SA_RESTORER 0x04000000
+#endif
 
 /* signal.c */
 int sgxemu__signals_init(void);

@@ -27,8 +27,9 @@ const char *sgxemu_version(void)
 	return "sgxemu 0.1";
 }
 
-/* "64M", "93.5M", "1G", "4096": bytes, or 0 for a malformed value. */
-static size_t parse_size(const char *s)
+/* "64M", "93.5M", "1G", "4096": bytes, or 0 for a malformed value
+ * (SGXEMU_EPC_SIZE; cpuid.c reads it too, before the platform exists). */
+size_t sgxemu__parse_size(const char *s)
 {
 	char *end;
 	double v = strtod(s, &end);
@@ -144,7 +145,7 @@ static int platform_create(void)
 
 	cc.epc_size = pending.epc_size;
 	if (!cc.epc_size && (v = getenv("SGXEMU_EPC_SIZE")) != NULL) {
-		cc.epc_size = parse_size(v);
+		cc.epc_size = sgxemu__parse_size(v);
 		if (!cc.epc_size)
 			return -EINVAL;
 	}

@@ -26,17 +26,10 @@
 void sgxemu__probe_enclu(uint32_t leaf, uint64_t rbx);
 extern char sgxemu__probe_enclu_insn[];
 
-struct ksigaction {
-	void *handler;
-	unsigned long flags;
-	void *restorer;
-	uint64_t mask;
-};
-
 static const int probe_sigs[] = { SIGILL, SIGSEGV, SIGBUS };
 #define NR_PROBE_SIGS (sizeof(probe_sigs) / sizeof(probe_sigs[0]))
 
-static struct ksigaction saved[NR_PROBE_SIGS];
+static struct kernel_sigaction saved[NR_PROBE_SIGS];
 static volatile int seen_signo, seen_code;
 static volatile unsigned seen_trap;
 static volatile uint32_t seen_err;
@@ -69,9 +62,9 @@ static void probe_handler(int signo, siginfo_t *si, void *ctx)
  */
 static int install(void)
 {
-	struct ksigaction ka = {
+	struct kernel_sigaction ka = {
 		.handler = (void *)probe_handler,
-		.flags = SA_SIGINFO | 0x04000000 /* SA_RESTORER */,
+		.flags = SA_SIGINFO | SA_RESTORER,
 		.restorer = (void *)sgxemu__restorer,
 		.mask = 0,
 	};

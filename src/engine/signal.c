@@ -20,16 +20,6 @@
 #include "engine/cpuid.h"
 #include "engine/engine.h"
 
-struct kernel_sigaction {
-	void *handler;
-	unsigned long flags;
-	void *restorer;
-	uint64_t mask;
-};
-
-#ifndef SA_RESTORER
-#define SA_RESTORER 0x04000000
-#endif
 
 #define NSIGS 65
 

@@ -220,8 +220,12 @@ sgxemu__sig_entry:
 	/* The instructions run but the kernel does not track them: the
 	 * enclave may have written its bases, so read the live ones. */
 	rdfsbase %rax
-	mov	%rax, TCB_ENC_FS(%rbx)
+	/* A base the enclave wrote itself (not the one the engine loaded)
+	 * is the hint for its next entry. */
+	cmp	TCB_ENC_FS(%rbx), %rax
+	je	12f
 	mov	%rax, TCB_FS_HINT(%rbx)
+12:	mov	%rax, TCB_ENC_FS(%rbx)
 	rdgsbase %rax
 	mov	%rax, TCB_ENC_GS(%rbx)
 10:	mov	TCB_ENC_FS(%rbx), %rax

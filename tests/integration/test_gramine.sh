@@ -6,8 +6,9 @@
 # setup.sh unpacks and signs helloworld into $B/gramine; then
 #   sgxemu run gramine-sgx helloworld
 # must print "Hello, world" and exit 0: with the default EPC (93.5 MiB, so
-# the 256 MiB enclave pages), with an EPC that holds it all, and without
-# the raw system call filter it must fail as Gramine fails without SGX.
+# the 256 MiB enclave pages), with an EPC that holds it all, and with EDMM;
+# without the raw system call filter it must fail as Gramine fails without
+# SGX.
 # Skipped, with the reason, only when the client tree is absent.
 # Last line: "N passed, N failed, N skipped".
 set -u
@@ -67,4 +68,15 @@ run helloworld_paging 0 '^Hello, world$'
 run helloworld_whole_epc 0 '^Hello, world$' SGXEMU_EPC_SIZE=512M
 run without_raw_syscall_filter 254 'Cannot open /dev/sgx_enclave' \
 	SGXEMU_RAW_SYSCALLS=off
+
+# EDMM (sgx.edmm_enable = true): a 1 TiB ELRANGE at 0, the heap grown by
+# EACCEPT of pages not there yet (EAUG on the EACCEPT's fault), the SGX2
+# ioctls; and on an SGX1 platform Gramine must refuse it.
+if ! out=$(EDMM=1 "$client/setup.sh" "$dest" 2>&1); then
+	bad setup_edmm "EDMM=1 setup.sh failed: $(echo "$out" | tail -n 3)"
+	summary
+fi
+ok setup_edmm
+run helloworld_edmm 0 '^Hello, world$'
+run edmm_on_sgx1 255 'EDMM feature was requested in manifest, but CPU' SGXEMU_SGX2=0
 summary

@@ -69,6 +69,41 @@ run helloworld_whole_epc 0 '^Hello, world$' SGXEMU_EPC_SIZE=512M
 run without_raw_syscall_filter 254 'Cannot open /dev/sgx_enclave' \
 	SGXEMU_RAW_SYSCALLS=off
 
+# Beyond helloworld: threads, a file on Gramine's tmpfs, a signal and a
+# fork (a second enclave, in a process the loader starts), from our own
+# program (gramine_multi.c) with the client's manifest template adapted;
+# its output must be what the same binary prints natively.
+multi() {
+	local d=$dest/multi out native rc
+	rm -rf "$d" && mkdir -p "$d" || return 1
+	gcc -O2 -pthread -o "$d/multi" "$root/tests/integration/gramine_multi.c" ||
+		{ bad multi "gcc failed"; return; }
+	sed -e 's/helloworld/multi/g' \
+	    -e 's|^fs.mounts = \[|fs.mounts = [\n  { type = "tmpfs", path = "/tmp" },|' \
+	    "$client/helloworld.manifest.template" >"$d/multi.manifest.template"
+	echo 'sgx.max_threads = 8' >>"$d/multi.manifest.template"
+	if ! (cd "$d" &&
+	      PATH="$dest/install/bin:$PATH" \
+	      PYTHONPATH="$dest/install/lib/python3.11/site-packages" \
+	      sh -c 'gramine-manifest -Dlog_level=error multi.manifest.template multi.manifest &&
+		     gramine-sgx-sign --key ../helloworld/enclave-key.pem \
+			--manifest multi.manifest --output multi.manifest.sgx' \
+	      >"$d/sign.log" 2>&1); then
+		bad multi "manifest or signing failed: $(tail -n 2 "$d/sign.log")"
+		return
+	fi
+	native=$("$d/multi")
+	out=$(cd "$d" && timeout -s KILL 300 "$CLI" run \
+		"$dest/install/bin/gramine-sgx" multi 2>&1)
+	rc=$?
+	if [ "$rc" -eq 0 ] && [ "$(grep -E '^(threads|file|signal|child|fork):' <<<"$out")" = "$native" ]; then
+		ok threads_file_signal_fork
+	else
+		bad threads_file_signal_fork "exit $rc; got: $(grep -v '^sgxemu: cpuid' <<<"$out" | tail -n 5 | tr '\n' '|') want: $(tr '\n' '|' <<<"$native")"
+	fi
+}
+multi
+
 # EDMM (sgx.edmm_enable = true): a 1 TiB ELRANGE at 0, the heap grown by
 # EACCEPT of pages not there yet (EAUG on the EACCEPT's fault), the SGX2
 # ioctls; and on an SGX1 platform Gramine must refuse it.

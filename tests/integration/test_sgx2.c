@@ -405,10 +405,11 @@ TEST(tcs_created_at_run_time_and_entered)
 	memset(&m, 0, sizeof(m));
 	m.op = SGX2_OP_LOAD;
 	m.a = t;
-	if (!SHIM_ASAN) {
-		CHECK_EQ(sgx2_call(&e, SGX2_TCS1, &m, &run), 0);
-		CHECK_EQ(run.exception_vector, X86_TRAP_PF);
-	}
+	CHECK_EQ(sgx2_call(&e, SGX2_TCS1, &m, &run), 0);
+	CHECK_EQ(run.function, SGX_ERESUME);
+	CHECK_EQ(run.exception_vector, X86_TRAP_PF);
+	CHECK(run.exception_error_code & X86_PF_SGX);
+	CHECK_EQ(run.exception_addr, t);
 	sgx2_encl_destroy(&e);
 }
 

@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <setjmp.h>
+#include <sys/wait.h>
 
 #include "../enclaves/sgx2_encl.h"
 #include "test.h"
@@ -529,5 +530,89 @@ TEST(sgx2_ioctls_before_init_and_on_sgx1)
 	if (sgx1_platform())
 		CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_REMOVE_PAGES, (void *)8),
 			 ENODEV);
+	sgx2_encl_destroy(&e);
+}
+
+/* --- fork ------------------------------------------------------------------------ */
+
+/*
+ * A forked child shares the parent's enclave (linux-driver-facts.md
+ * §2.6: the VMA is inherited, still MAP_SHARED, and the child's faults
+ * are resolved through the same enclave, EAUG included, §8.1-8.2): it
+ * enters it, reads what the parent accepted, and grows it by EACCEPT on
+ * fault. Exit status: one bit per check that failed.
+ */
+TEST(fork_child_grows_the_inherited_enclave)
+{
+	struct sgx2_encl e;
+	struct sgx2_mail m;
+	uint64_t heap;
+	pid_t pid;
+	int status;
+
+	BUILD(e);
+	heap = e.base + SGX2_HEAP + 0x300000;
+	CHECK_EQ(call(&e, SGX2_OP_GROW, heap, 2, 0, &m), 0);
+	CHECK_EQ(call(&e, SGX2_OP_STORE, heap + 8, 0x5eed, 0, &m), 0);
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		int bad = 0;
+
+		if (call(&e, SGX2_OP_LOAD, heap + 8, 0, 0, &m) != 0x5eed)
+			bad |= 1;
+		/* Pages the parent never touched: EAUG in the child's
+		 * faults, EACCEPT, then stored and read back. */
+		if (call(&e, SGX2_OP_GROW, heap + 0x10000, 4, 0, &m) != 0)
+			bad |= 2;
+		if (call(&e, SGX2_OP_LOAD, heap + 0x12000, 0, 0, &m) !=
+		    heap + 0x12000)
+			bad |= 4;
+		_exit(bad);
+	}
+	REQUIRE_EQ(waitpid(pid, &status, 0), pid);
+	CHECK(WIFEXITED(status));
+	CHECK_EQ(WEXITSTATUS(status), 0);
+	/* The parent's enclave is untouched by the child's exit. */
+	CHECK_EQ(call(&e, SGX2_OP_LOAD, heap + 8, 0, 0, &m), 0x5eed);
+	CHECK_EQ(call(&e, SGX2_OP_GROW, heap + 0x20000, 1, 0, &m), 0);
+	sgx2_encl_destroy(&e);
+}
+
+/* A child builds its own SGX2 enclave next to the inherited one and grows
+ * it by EACCEPT on fault; the parent's keeps working. */
+TEST(fork_child_builds_and_grows_its_own_enclave)
+{
+	struct sgx2_encl e;
+	struct sgx2_mail m;
+	pid_t pid;
+	int status;
+
+	BUILD(e);
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		struct sgx2_encl c;
+		uint64_t heap;
+		int bad = 0;
+
+		if (sgx2_encl_build(&c, key(), SGX2_SIZE))
+			_exit(64);
+		heap = c.base + SGX2_HEAP;
+		if (call(&c, SGX2_OP_GROW, heap, 64, 0, &m) != 0)
+			bad |= 1;
+		if (call(&c, SGX2_OP_LOAD, heap + 63 * 4096, 0, 0, &m) !=
+		    heap + 63 * 4096)
+			bad |= 2;
+		if (call(&e, SGX2_OP_LOAD, e.base + SGX2_RO, 0, 0, &m) !=
+		    0x5a5a5a5a5a5a5a5aULL)
+			bad |= 4;
+		sgx2_encl_destroy(&c);
+		_exit(bad);
+	}
+	REQUIRE_EQ(waitpid(pid, &status, 0), pid);
+	CHECK(WIFEXITED(status));
+	CHECK_EQ(WEXITSTATUS(status), 0);
+	CHECK_EQ(call(&e, SGX2_OP_GROW, e.base + SGX2_HEAP, 8, 0, &m), 0);
 	sgx2_encl_destroy(&e);
 }

@@ -536,47 +536,85 @@ TEST(sgx2_ioctls_before_init_and_on_sgx1)
 /* --- fork ------------------------------------------------------------------------ */
 
 /*
+ * @child(@e) in a forked child, whose exit status is its return value (one
+ * bit per check that failed there); the parent waits and checks it is 0.
+ */
+static void in_child(struct sgx2_encl *e, int (*child)(struct sgx2_encl *))
+{
+	pid_t pid = fork();
+	int status;
+
+	REQUIRE(pid >= 0);
+	if (pid == 0)
+		_exit(child(e));
+	REQUIRE_EQ(waitpid(pid, &status, 0), pid);
+	CHECK(WIFEXITED(status));
+	CHECK_EQ(WEXITSTATUS(status), 0);
+}
+
+#define FORK_HEAP	(SGX2_HEAP + 0x300000)
+
+static int child_grows_inherited(struct sgx2_encl *e)
+{
+	uint64_t heap = e->base + FORK_HEAP;
+	struct sgx2_mail m;
+	int bad = 0;
+
+	if (call(e, SGX2_OP_LOAD, heap + 8, 0, 0, &m) != 0x5eed)
+		bad |= 1;
+	/* Pages the parent never touched: EAUG on the child's faults,
+	 * EACCEPT, then stored and read back. */
+	if (call(e, SGX2_OP_GROW, heap + 0x10000, 4, 0, &m) != 0)
+		bad |= 2;
+	if (call(e, SGX2_OP_LOAD, heap + 0x12000, 0, 0, &m) != heap + 0x12000)
+		bad |= 4;
+	return bad;
+}
+
+/*
  * A forked child shares the parent's enclave (linux-driver-facts.md
  * §2.6: the VMA is inherited, still MAP_SHARED, and the child's faults
  * are resolved through the same enclave, EAUG included, §8.1-8.2): it
  * enters it, reads what the parent accepted, and grows it by EACCEPT on
- * fault. Exit status: one bit per check that failed.
+ * fault.
  */
 TEST(fork_child_grows_the_inherited_enclave)
 {
 	struct sgx2_encl e;
 	struct sgx2_mail m;
 	uint64_t heap;
-	pid_t pid;
-	int status;
 
 	BUILD(e);
-	heap = e.base + SGX2_HEAP + 0x300000;
+	heap = e.base + FORK_HEAP;
 	CHECK_EQ(call(&e, SGX2_OP_GROW, heap, 2, 0, &m), 0);
 	CHECK_EQ(call(&e, SGX2_OP_STORE, heap + 8, 0x5eed, 0, &m), 0);
-	pid = fork();
-	REQUIRE(pid >= 0);
-	if (pid == 0) {
-		int bad = 0;
-
-		if (call(&e, SGX2_OP_LOAD, heap + 8, 0, 0, &m) != 0x5eed)
-			bad |= 1;
-		/* Pages the parent never touched: EAUG in the child's
-		 * faults, EACCEPT, then stored and read back. */
-		if (call(&e, SGX2_OP_GROW, heap + 0x10000, 4, 0, &m) != 0)
-			bad |= 2;
-		if (call(&e, SGX2_OP_LOAD, heap + 0x12000, 0, 0, &m) !=
-		    heap + 0x12000)
-			bad |= 4;
-		_exit(bad);
-	}
-	REQUIRE_EQ(waitpid(pid, &status, 0), pid);
-	CHECK(WIFEXITED(status));
-	CHECK_EQ(WEXITSTATUS(status), 0);
+	in_child(&e, child_grows_inherited);
 	/* The parent's enclave is untouched by the child's exit. */
 	CHECK_EQ(call(&e, SGX2_OP_LOAD, heap + 8, 0, 0, &m), 0x5eed);
 	CHECK_EQ(call(&e, SGX2_OP_GROW, heap + 0x20000, 1, 0, &m), 0);
 	sgx2_encl_destroy(&e);
+}
+
+static int child_builds_its_own(struct sgx2_encl *e)
+{
+	struct sgx2_encl c;
+	struct sgx2_mail m;
+	uint64_t heap;
+	int bad = 0;
+
+	if (sgx2_encl_build(&c, key(), SGX2_SIZE))
+		return 64;
+	heap = c.base + SGX2_HEAP;
+	if (call(&c, SGX2_OP_GROW, heap, 64, 0, &m) != 0)
+		bad |= 1;
+	if (call(&c, SGX2_OP_LOAD, heap + 63 * 4096, 0, 0, &m) !=
+	    heap + 63 * 4096)
+		bad |= 2;
+	if (call(e, SGX2_OP_LOAD, e->base + SGX2_RO, 0, 0, &m) !=
+	    0x5a5a5a5a5a5a5a5aULL)
+		bad |= 4;
+	sgx2_encl_destroy(&c);
+	return bad;
 }
 
 /* A child builds its own SGX2 enclave next to the inherited one and grows
@@ -585,34 +623,9 @@ TEST(fork_child_builds_and_grows_its_own_enclave)
 {
 	struct sgx2_encl e;
 	struct sgx2_mail m;
-	pid_t pid;
-	int status;
 
 	BUILD(e);
-	pid = fork();
-	REQUIRE(pid >= 0);
-	if (pid == 0) {
-		struct sgx2_encl c;
-		uint64_t heap;
-		int bad = 0;
-
-		if (sgx2_encl_build(&c, key(), SGX2_SIZE))
-			_exit(64);
-		heap = c.base + SGX2_HEAP;
-		if (call(&c, SGX2_OP_GROW, heap, 64, 0, &m) != 0)
-			bad |= 1;
-		if (call(&c, SGX2_OP_LOAD, heap + 63 * 4096, 0, 0, &m) !=
-		    heap + 63 * 4096)
-			bad |= 2;
-		if (call(&e, SGX2_OP_LOAD, e.base + SGX2_RO, 0, 0, &m) !=
-		    0x5a5a5a5a5a5a5a5aULL)
-			bad |= 4;
-		sgx2_encl_destroy(&c);
-		_exit(bad);
-	}
-	REQUIRE_EQ(waitpid(pid, &status, 0), pid);
-	CHECK(WIFEXITED(status));
-	CHECK_EQ(WEXITSTATUS(status), 0);
+	in_child(&e, child_builds_its_own);
 	CHECK_EQ(call(&e, SGX2_OP_GROW, e.base + SGX2_HEAP, 8, 0, &m), 0);
 	sgx2_encl_destroy(&e);
 }

@@ -43,6 +43,11 @@ static struct sgx_encl *owner_of(struct sgxemu_enclave *e)
 	return encl && encl->engine == e ? encl : NULL;
 }
 
+bool sgxemu__edmm_mainline(struct sgxemu_enclave *e)
+{
+	return owner_of(e) != NULL;
+}
+
 bool sgx_edmm_sgx2(void)
 {
 	uint32_t r[4];

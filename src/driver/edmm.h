@@ -28,6 +28,9 @@
 void sgx_edmm_attach(struct sgx_encl *encl);
 void sgx_edmm_detach(struct sgx_encl *encl);
 
+/* True when @e is a mainline (not seed v22) driver's enclave. */
+bool sgxemu__edmm_mainline(struct sgxemu_enclave *e);
+
 /* True when the platform enumerates SGX2 (CPUID.(12H,0):EAX[1]). */
 bool sgx_edmm_sgx2(void);
 

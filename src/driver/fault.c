@@ -346,9 +346,14 @@ int sgxemu__paging_host_access(struct sgxemu_enclave *e, uint64_t addr,
 		if (r)
 			return -1;
 	}
-	/* Loaded or accepted meanwhile: the access runs again. */
-	if (window_allows(sgxemu__epcm_prot(e, n) & prot, kerr))
+	/* Loaded or accepted meanwhile: the access runs again, on the
+	 * mapping made anew from the page's state (so it cannot loop). */
+	if (window_allows(sgxemu__epcm_prot(e, n) & prot, kerr)) {
+		sgxemu__paging_lock();
+		sgxemu__map_pages(e, n, 1, false);
+		sgxemu__paging_unlock();
 		return 1;
+	}
 	/* An EPC page the kernel would have mapped: abort-page semantics
 	 * (fetches from it are left to fault). */
 	if (!(kerr & X86_PF_INSTR) && abort_access(uc))

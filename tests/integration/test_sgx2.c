@@ -17,6 +17,7 @@
 
 #include "../enclaves/sgx2_encl.h"
 #include "test.h"
+#include "engine/engine.h"
 
 #define SEED_KEY "seed-tree/tools/testing/selftests/x86/sgx/signing_key.pem"
 #define REG_RW	(SGX_SECINFO_REG | SGX_SECINFO_R | SGX_SECINFO_W)
@@ -530,6 +531,114 @@ TEST(sgx2_ioctls_before_init_and_on_sgx1)
 	if (sgx1_platform())
 		CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_REMOVE_PAGES, (void *)8),
 			 ENODEV);
+	sgx2_encl_destroy(&e);
+}
+
+/* --- host code on pages the enclave cannot use ------------------------------------ */
+
+static sigjmp_buf touch_jb;
+static volatile int touch_sig;
+
+static void touch_fault(int sig, siginfo_t *si, void *ctx)
+{
+	(void)si;
+	(void)ctx;
+	touch_sig = sig;
+	siglongjmp(touch_jb, 1);
+}
+
+/* The u64 at @a read (or @v written) by this host program: the signal
+ * it got (0: none), the value read in *@out. */
+static int touch(uint64_t a, bool write, uint64_t v, uint64_t *out)
+{
+	struct sigaction sa, old[2];
+	volatile uint64_t r = 0;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = touch_fault;
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+	sigaction(SIGSEGV, &sa, &old[0]);
+	sigaction(SIGBUS, &sa, &old[1]);
+	touch_sig = 0;
+	if (!sigsetjmp(touch_jb, 1)) {
+		if (write)
+			*(volatile uint64_t *)(uintptr_t)a = v;
+		else
+			r = *(volatile uint64_t *)(uintptr_t)a;
+	}
+	sigaction(SIGSEGV, &old[0], NULL);
+	sigaction(SIGBUS, &old[1], NULL);
+	*out = r;
+	return touch_sig;
+}
+
+/* An abort page for host code: a read of all ones and no signal. */
+#define ABORT_READ(a) do { \
+	uint64_t _v; \
+	CHECK_EQ(touch((a), false, 0, &_v), 0); \
+	CHECK_EQ(_v, ~0ULL); \
+} while (0)
+#define ABORT_WRITE(a, v) do { \
+	uint64_t _v; \
+	CHECK_EQ(touch((a), true, (v), &_v), 0); \
+} while (0)
+
+/*
+ * Host code touching an EPCM-PENDING page, a MODIFIED (trimmed, not yet
+ * accepted) page, and an address REMOVE_PAGES emptied: the kernel maps
+ * the EPC page (or EAUGs a new one) and the hardware gives non-enclave
+ * code abort-page semantics, so there is no signal, reads return all
+ * ones and writes are lost (linux-driver-facts.md §8.1-8.3, §7.5).
+ * The engine must hand host faults to the driver's hook for this
+ * (sgxemu__paging_host_access, src/driver/paging.h): until engine.h says
+ * it does (SGXEMU_ENCL_OPS_HOST_ACCESS) the program gets SIGSEGV.
+ */
+TEST(host_access_to_pending_modified_and_removed_pages)
+{
+	struct sgx_enclave_modify_types mt;
+	struct sgx_enclave_remove_pages rm;
+	struct sgx_enclave_run run;
+	struct sgx2_encl e;
+	struct sgx2_mail m;
+	uint64_t p, t;
+
+	const char *guard = getenv("SGXEMU_GUARD");
+
+#ifndef SGXEMU_ENCL_OPS_HOST_ACCESS
+	test_skip("the engine does not call the driver's host-fault hook yet "
+		  "(struct sgxemu_encl_ops .host_access)");
+#endif
+	/* Guard mode makes host accesses to ELRANGE fault on purpose. */
+	if (guard && *guard && strcmp(guard, "0"))
+		test_skip("guard mode (SGXEMU_GUARD)");
+	BUILD(e);
+	/* PENDING: the enclave's touch EAUGed it and faulted. */
+	p = e.base + SGX2_HEAP + 0x180000;
+	memset(&m, 0, sizeof(m));
+	m.op = SGX2_OP_LOAD;
+	m.a = p;
+	CHECK_EQ(sgx2_call(&e, SGX2_TCS1, &m, &run), 0);
+	CHECK(run.exception_error_code & X86_PF_SGX);
+	ABORT_READ(p + 16);
+	ABORT_WRITE(p + 16, 0x99);
+	CHECK_EQ(call(&e, SGX2_OP_EACCEPT, REG_RW | SGX_SECINFO_PENDING, p, 0,
+		      &m), 0);
+	CHECK_EQ(call(&e, SGX2_OP_LOAD, p + 16, 0, 0, &m), 0);
+	/* MODIFIED: trimmed, not accepted, then accepted. */
+	t = e.base + SGX2_RW1;
+	CHECK_EQ(call(&e, SGX2_OP_STORE, t, 0xfeed, 0, &m), 0);
+	REQUIRE_EQ(modify_types(&e, SGX2_RW1, 4096, SGX_PT_TRIM, &mt), 0);
+	ABORT_READ(t);
+	ABORT_WRITE(t, 1);
+	CHECK_EQ(call(&e, SGX2_OP_EACCEPT, SGX_SECINFO_TRIM |
+		      SGX_SECINFO_MODIFIED, t, 0, &m), 0);
+	ABORT_READ(t);
+	/* Removed: the access EAUGs a fresh, zeroed page. */
+	REQUIRE_EQ(remove_pages(&e, SGX2_RW1, 4096, &rm), 0);
+	ABORT_READ(t + 8);
+	CHECK_EQ(call(&e, SGX2_OP_EACCEPT, REG_RW | SGX_SECINFO_PENDING, t, 0,
+		      &m), 0);
+	CHECK_EQ(call(&e, SGX2_OP_LOAD, t, 0, 0, &m), 0);
 	sgx2_encl_destroy(&e);
 }
 

@@ -35,79 +35,60 @@ struct encl {
 	struct sgxemu_enclave *engine;
 };
 
+/* The sgx2_encl helpers' device: the driver's entry points. */
+static long dev_ioctl(struct sgx2_encl *e, unsigned long cmd, void *arg)
+{
+	long r = sgx_drv_ioctl(((struct encl *)e->dev_ctx)->f, cmd,
+			       (unsigned long)(uintptr_t)arg);
+
+	return r < 0 ? r : 0;
+}
+
+/* An ioctl of the test's enclave: 0 or the errno. */
 static long drv(struct encl *x, unsigned long cmd, void *arg)
 {
-	long r = sgx_drv_ioctl(x->f, cmd, (unsigned long)(uintptr_t)arg);
-
-	return r < 0 ? -r : 0;
+	return -dev_ioctl(&x->e, cmd, arg);
 }
+
+static void *dev_mmap(struct sgx2_encl *e, void *addr, size_t len, int prot)
+{
+	int err;
+	void *p = sgx_drv_mmap(((struct encl *)e->dev_ctx)->f, addr, len,
+			       prot, MAP_SHARED | MAP_FIXED, 0, &err);
+
+	if (p == MAP_FAILED)
+		errno = -err;
+	return p;
+}
+
+static const struct sgx2_dev driver_dev = { dev_ioctl, dev_mmap };
 
 /* sgx2_encl_build() through the driver instead of the shim's libc. */
 static int build(struct encl *x)
 {
-	struct sgx_enclave_create create;
-	struct sgx_enclave_init init;
-	struct sgx_secs secs;
-	uint8_t mr[32];
 	EVP_PKEY *key = shim_load_key(test_shared_path(SEED_KEY));
-	struct sgx2_encl *e = &x->e;
-	int err;
+	int ret;
 
 	if (!key)
 		return -ENOKEY;
 	memset(x, 0, sizeof(*x));
-	x->f = sgx_drv_open(SGX_API_MAINLINE, SGX_DEV_ENCLAVE, &err);
+	x->f = sgx_drv_open(SGX_API_MAINLINE, SGX_DEV_ENCLAVE, &ret);
 	if (!x->f)
-		return err;
+		return ret;
 	sgx_file_set_accmode(x->f, O_RDWR);
-	e->size = SGX2_SIZE;
-	e->reserve = mmap(NULL, 2 * e->size, PROT_NONE, MAP_PRIVATE |
-			  MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (e->reserve == MAP_FAILED)
-		return -errno;
-	e->base = ((uint64_t)(uintptr_t)e->reserve + e->size - 1) &
-		  ~(e->size - 1);
-	memset(&secs, 0, sizeof(secs));
-	secs.size = e->size;
-	secs.base = e->base;
-	secs.ssa_frame_size = 1;
-	secs.attributes.flags = SHIM_ENCL_ATTRS;
-	secs.attributes.xfrm = SGX_XFRM_LEGACY;
-	create.src = (uint64_t)(uintptr_t)&secs;
-	if (drv(x, SGX_IOC_ENCLAVE_CREATE, &create))
-		return -EIO;
-	e->img = sgx2_encl_image();
-	for (size_t i = 0; e->img && i < SGX2_NR_PAGES; i++) {
-		struct sgx_enclave_add_pages add;
-		struct sgx_secinfo si __attribute__((aligned(64)));
-
-		memset(&si, 0, sizeof(si));
-		si.flags = sgx2_pages[i].flags;
-		add.src = (uint64_t)(uintptr_t)(e->img + sgx2_pages[i].offset);
-		add.offset = sgx2_pages[i].offset;
-		add.length = 4096;
-		add.secinfo = (uint64_t)(uintptr_t)&si;
-		add.flags = SGX_PAGE_MEASURE;
-		add.count = 0;
-		if (drv(x, SGX_IOC_ENCLAVE_ADD_PAGES, &add))
-			return -EIO;
-	}
-	sgx2_encl_measure(e->img, e->size, mr);
-	if (shim_sign(key, mr, SHIM_ENCL_ATTRS, &e->ss))
-		return -EBADMSG;
-	init.sigstruct = (uint64_t)(uintptr_t)&e->ss;
-	if (drv(x, SGX_IOC_ENCLAVE_INIT, &init))
-		return -EIO;
-	for (size_t i = 0; i < SGX2_NR_PAGES; i++)
-		if (sgx_drv_mmap(x->f, (void *)(uintptr_t)(e->base +
-			sgx2_pages[i].offset), 4096, sgx2_pages[i].prot,
-			MAP_SHARED | MAP_FIXED, 0, &err) == MAP_FAILED)
-			return err;
-	if (sgx_drv_mmap(x->f, (void *)(uintptr_t)(e->base + SGX2_HEAP),
-			 e->size - SGX2_HEAP, PROT_READ | PROT_WRITE,
-			 MAP_SHARED | MAP_FIXED, 0, &err) == MAP_FAILED)
-		return err;
-	x->engine = sgxemu__encl_find(e->base);
+	x->e.fd = -1;
+	x->e.dev = &driver_dev;
+	x->e.dev_ctx = x;
+	ret = sgx2_encl_ecreate(&x->e, SGX2_SIZE);
+	if (!ret)
+		ret = sgx2_encl_add(&x->e);
+	if (!ret)
+		ret = sgx2_encl_init(&x->e, key);
+	if (!ret)
+		ret = sgx2_encl_map(&x->e);
+	if (ret)
+		return ret;
+	x->engine = sgxemu__encl_find(x->e.base);
 	return x->engine ? 0 : -ENOENT;
 }
 

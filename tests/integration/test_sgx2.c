@@ -117,6 +117,26 @@ static int remove_pages(struct sgx2_encl *e, uint64_t off, uint64_t len,
 	return (int)ioctl_err(e->fd, SGX_IOC_ENCLAVE_REMOVE_PAGES, rm);
 }
 
+/*
+ * A load by the enclave on TCS 1 that must fault with the SGX bit (an
+ * EPCM-pending page, or a page that is no data): the thread is left in
+ * its AEX for a later ERESUME, which completes mailbox @m (so @m must
+ * live until then). Inlined: the ERESUME must come from the stack depth
+ * of this EENTER, the test body's (see sgx2_call).
+ */
+static inline __attribute__((always_inline)) void load_faults(struct sgx2_encl *e, uint64_t addr,
+			struct sgx2_mail *m, struct sgx_enclave_run *run)
+{
+	memset(m, 0, sizeof(*m));
+	m->op = SGX2_OP_LOAD;
+	m->a = addr;
+	CHECK_EQ(sgx2_call(e, SGX2_TCS1, m, run), 0);
+	CHECK_EQ(run->function, SGX_ERESUME);
+	CHECK_EQ(run->exception_vector, X86_TRAP_PF);
+	CHECK(run->exception_error_code & X86_PF_SGX);
+	CHECK_EQ(run->exception_addr, addr);
+}
+
 /* --- EAUG on fault + EACCEPT ------------------------------------------------- */
 
 TEST(heap_grows_page_by_page_with_eaccept)
@@ -183,12 +203,7 @@ TEST(eacceptcopy_fills_a_pending_page)
 	BUILD(e);
 	page = e.base + SGX2_HEAP + 0x80000;
 	/* Make the page exist: the first touch EAUGs it, then faults. */
-	memset(&m, 0, sizeof(m));
-	m.op = SGX2_OP_LOAD;
-	m.a = page;
-	CHECK_EQ(sgx2_call(&e, SGX2_TCS1, &m, &run), 0);
-	CHECK_EQ(run.exception_vector, X86_TRAP_PF);
-	CHECK(run.exception_error_code & X86_PF_SGX);
+	load_faults(&e, page, &m, &run);
 	/* Copy the read-only page into it, read-only. */
 	CHECK_EQ(call(&e, SGX2_OP_EACCEPTCOPY, SGX_SECINFO_REG | SGX_SECINFO_R,
 		      page, e.base + SGX2_RO, &m), 0);
@@ -241,11 +256,7 @@ TEST(restrict_then_emodpe_back)
 	{
 		uint64_t p = e.base + SGX2_HEAP + 0x100000;
 
-		memset(&m, 0, sizeof(m));
-		m.op = SGX2_OP_LOAD;
-		m.a = p;
-		CHECK_EQ(sgx2_call(&e, SGX2_TCS1, &m, &run), 0);
-		CHECK(run.exception_error_code & X86_PF_SGX);
+		load_faults(&e, p, &m, &run);
 		CHECK_EQ(restrict_perms(&e, p - e.base, 4096, SGX_SECINFO_R, &rp),
 			 EFAULT);
 		CHECK_EQ(rp.result, SGX_PAGE_NOT_MODIFIABLE);
@@ -404,14 +415,7 @@ TEST(tcs_created_at_run_time_and_entered)
 	CHECK_EQ(m.rax, 0x7c5);
 	CHECK_EQ(m.rbx, t);
 	/* Its page is no longer data for the enclave. */
-	memset(&m, 0, sizeof(m));
-	m.op = SGX2_OP_LOAD;
-	m.a = t;
-	CHECK_EQ(sgx2_call(&e, SGX2_TCS1, &m, &run), 0);
-	CHECK_EQ(run.function, SGX_ERESUME);
-	CHECK_EQ(run.exception_vector, X86_TRAP_PF);
-	CHECK(run.exception_error_code & X86_PF_SGX);
-	CHECK_EQ(run.exception_addr, t);
+	load_faults(&e, t, &m, &run);
 	sgx2_encl_destroy(&e);
 }
 
@@ -614,11 +618,7 @@ TEST(host_access_to_pending_modified_and_removed_pages)
 	BUILD(e);
 	/* PENDING: the enclave's touch EAUGed it and faulted. */
 	p = e.base + SGX2_HEAP + 0x180000;
-	memset(&m, 0, sizeof(m));
-	m.op = SGX2_OP_LOAD;
-	m.a = p;
-	CHECK_EQ(sgx2_call(&e, SGX2_TCS1, &m, &run), 0);
-	CHECK(run.exception_error_code & X86_PF_SGX);
+	load_faults(&e, p, &m, &run);
 	ABORT_READ(p + 16);
 	ABORT_WRITE(p + 16, 0x99);
 	CHECK_EQ(call(&e, SGX2_OP_EACCEPT, REG_RW | SGX_SECINFO_PENDING, p, 0,

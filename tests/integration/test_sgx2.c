@@ -540,6 +540,15 @@ TEST(sgx2_ioctls_before_init_and_on_sgx1)
 
 /* --- host code on pages the enclave cannot use ------------------------------------ */
 
+/* Guard mode (SGXEMU_GUARD, as the platform reads it) makes host
+ * accesses to ELRANGE fault on purpose. */
+static bool guard_mode(void)
+{
+	const char *v = getenv("SGXEMU_GUARD");
+
+	return v && *v && strcmp(v, "0");
+}
+
 static sigjmp_buf touch_jb;
 static volatile int touch_sig;
 
@@ -606,14 +615,11 @@ TEST(host_access_to_pending_modified_and_removed_pages)
 	struct sgx2_mail m;
 	uint64_t p, t;
 
-	const char *guard = getenv("SGXEMU_GUARD");
-
 #ifndef SGXEMU_ENCL_OPS_HOST_ACCESS
 	test_skip("the engine does not call the driver's host-fault hook yet "
 		  "(struct sgxemu_encl_ops .host_access)");
 #endif
-	/* Guard mode makes host accesses to ELRANGE fault on purpose. */
-	if (guard && *guard && strcmp(guard, "0"))
+	if (guard_mode())
 		test_skip("guard mode (SGXEMU_GUARD)");
 	BUILD(e);
 	/* PENDING: the enclave's touch EAUGed it and faulted. */
@@ -677,6 +683,17 @@ static int child_grows_inherited(struct sgx2_encl *e)
 		bad |= 2;
 	if (call(e, SGX2_OP_LOAD, heap + 0x12000, 0, 0, &m) != heap + 0x12000)
 		bad |= 4;
+#ifdef SGXEMU_ENCL_OPS_HOST_ACCESS
+	/* The child's host code on an empty slot of the parent's range:
+	 * EAUG, then an abort page (no signal, all ones). */
+	{
+		uint64_t v;
+
+		if (!guard_mode() &&
+		    (touch(heap + 0x30000, false, 0, &v) || v != ~0ULL))
+			bad |= 8;
+	}
+#endif
 	return bad;
 }
 

@@ -450,6 +450,17 @@ static void exception(struct sgxemu_tcb *tcb, int signo, siginfo_t *info,
 		      unsigned vector, uint32_t errcd, uint64_t maddr,
 		      uint64_t fault_rip)
 {
+	if (sgxemu__platform.debug) {
+		sgxemu__write_str("sgxemu: exception in enclave mode: AEX, vector ");
+		sgxemu__write_hex(vector);
+		sgxemu__write_str(" err ");
+		sgxemu__write_hex(errcd);
+		sgxemu__write_str(" addr ");
+		sgxemu__write_hex(maddr);
+		sgxemu__write_str(" rip ");
+		sgxemu__write_hex(fault_rip);
+		sgxemu__write_str("\n");
+	}
 	do_aex(tcb, uc, save, true, vector, errcd, maddr, fault_rip);
 	report(signo, info, uc, vector, errcd,
 	       vector == X86_TRAP_PF ? maddr & ~(SGX_PAGE_SIZE - 1) : 0,
@@ -475,7 +486,7 @@ static void enclu_in_enclave(struct sgxemu_tcb *tcb, siginfo_t *info,
 	greg_t *g = uc->uc_mcontext.gregs;
 	uint64_t rip = g[REG_RIP];
 	uint32_t leaf = (uint32_t)g[REG_RAX];
-	uint64_t rax;
+	uint64_t rax, pf_addr = 0;
 	bool zf;
 	int ret;
 
@@ -505,25 +516,42 @@ static void enclu_in_enclave(struct sgxemu_tcb *tcb, siginfo_t *info,
 	if (ret == SGX_PF) {
 		/*
 		 * A memory operand (RBX, RCX or RDX, whichever the leaf
-		 * uses) on a paged-out page: the leaf's #PF is the driver's
-		 * to handle, as for any access; after the reload the AEP's
-		 * ERESUME executes the ENCLU again.
+		 * uses) on a paged-out page, or on no page at all where SGX2
+		 * adds one on fault (EACCEPT of a page not yet there is how
+		 * runtimes grow their heap, Gramine's included): the leaf's
+		 * #PF is the driver's to handle, as for any access; after the
+		 * reload or EAUG the ENCLU runs again.
 		 */
 		const uint64_t ops[3] = { g[REG_RBX], g[REG_RCX], g[REG_RDX] };
 		struct sgxemu_enclave *e = tcb->encl;
 
-		for (int i = 0; e && i < 3; i++)
-			if (ops[i] >= e->base && ops[i] - e->base < e->size &&
-			    sgxemu__encl_hidden(e, (ops[i] - e->base) >>
-						     SGX_PAGE_SHIFT) &&
-			    paging_fault(tcb, uc, save, ops[i], X86_PF_USER,
+		for (int i = 0; e && i < 3; i++) {
+			if (ops[i] < e->base || ops[i] - e->base >= e->size)
+				continue;
+			/* A resident page the leaf faulted on for another
+			 * reason is not the driver's. */
+			if (sgx_cpu_lookup(sgxemu__cpu(), ops[i]) >= 0 &&
+			    !sgxemu__encl_hidden(e, (ops[i] - e->base) >>
+						    SGX_PAGE_SHIFT))
+				continue;
+			if (!pf_addr)
+				pf_addr = ops[i];
+			if (paging_fault(tcb, uc, save, ops[i], X86_PF_USER,
 					 rip))
 				return;
+		}
 	}
 	if (ret) {
 		unsigned v = SGX_IS_FAULT(ret) ? SGX_FAULT_VECTOR(ret)
 					       : X86_TRAP_GP;
 
+		if (v == X86_TRAP_PF) {
+			/* The operand's #PF, as hardware reports it. */
+			exception(tcb, SIGSEGV, info, uc, save, v,
+				  pf_errcd(tcb, pf_addr, X86_PF_USER), pf_addr,
+				  rip);
+			return;
+		}
 		exception(tcb, v == X86_TRAP_UD ? SIGILL : SIGSEGV, info, uc,
 			  save, v, 0, 0, rip);
 		return;
@@ -722,6 +750,15 @@ bool sgxemu__host_enclu(const struct sgxemu_event *ev, siginfo_t *info,
 			tcs & ~(SGX_PAGE_SIZE - 1) : 0;
 
 		drop_guard(tcb);
+		if (sgxemu__platform.debug) {
+			sgxemu__write_str("sgxemu: ENCLU leaf ");
+			sgxemu__write_hex(leaf);
+			sgxemu__write_str(" at TCS ");
+			sgxemu__write_hex(tcs);
+			sgxemu__write_str(" refused (SGX fault/error ");
+			sgxemu__write_hex((uint64_t)ret);
+			sgxemu__write_str(")\n");
+		}
 		/* The fault is the ENCLU's: as if at the AEP for the
 		 * trampoline (whose "ENCLU" is the caller's call). */
 		g[REG_RSP] = rsp;
@@ -733,8 +770,10 @@ bool sgxemu__host_enclu(const struct sgxemu_event *ev, siginfo_t *info,
 	tcb->encl = e;
 	tcb->in_enclave = true;
 	sgxemu__kick_enter(tcb, e);
-	tcb->host_fs = sgxemu__rdfsbase();
-	tcb->host_gs = sgxemu__rdgsbase();
+	/* The interrupted host bases, as the stub saved them (the handler
+	 * itself may run on the TCB's recorded ones). */
+	tcb->host_fs = save->fs;
+	tcb->host_gs = save->gs;
 	if (leaf == SGX_EENTER) {
 		g[REG_RAX] = lp->cssa;
 		g[REG_RCX] = next;

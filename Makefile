@@ -20,7 +20,9 @@ SAN     ?=
 CFLAGS_COMMON := -std=gnu11 $(OPT) -g -Wall -Wextra -Werror -fPIC -pthread \
 		 -Iinclude -Isrc -D_GNU_SOURCE $(SAN)
 override CFLAGS := $(CFLAGS_COMMON) $(CFLAGS)
-LDLIBS  := -lcrypto -pthread -ldl
+# Zydis decodes x86 code: CPUID sites (src/shim/cpuid_rewrite.c) and the
+# host instructions that touch abort pages (src/driver/abort_page.c).
+LDLIBS  := -lcrypto -lZydis -pthread -ldl
 LDFLAGS := $(SAN)
 
 LIB_SRCS  := $(wildcard src/cpu/*.c src/engine/*.c src/driver/*.c src/lsm/*.c)
@@ -65,11 +67,8 @@ $(LIB): $(LIB_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
-# The shim alone decodes x86 code (src/shim/cpuid_rewrite.c: Zydis).
-SHIM_LDLIBS := -lZydis
-
 $(SO): $(SHIM_OBJS) $(LIB_OBJS)
-	$(CC) -shared $(LDFLAGS) -o $@ $^ $(LDLIBS) $(SHIM_LDLIBS) -Wl,-z,noexecstack
+	$(CC) -shared $(LDFLAGS) -o $@ $^ $(LDLIBS) -Wl,-z,noexecstack
 
 $(CLI): $(TOOL_OBJS) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $(TOOL_OBJS) $(LIB) $(LDLIBS)

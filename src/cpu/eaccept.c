@@ -41,24 +41,46 @@ static bool in_elrange(const struct sgx_encl_ctl *ctl, uint64_t linaddr)
 	return linaddr >= ctl->base && linaddr - ctl->base < ctl->size;
 }
 
-/* Read the SECINFO operand at @lin (64-aligned, in ELRANGE, on a usable
- * REG page): 0, SGX_GP or SGX_PF. Caller holds cpu->lock. */
-static int read_secinfo(struct sgx_cpu *cpu, struct sgx_encl_ctl *ctl,
+/*
+ * The start every leaf here shares: the processor lock taken (finish()
+ * releases it, whatever this returns), then the SECINFO operand read at
+ * @lin: 64-aligned and inside ELRANGE (#GP), on a readable, usable REG
+ * page (#PF), reserved fields zero (#GP). 0, SGX_GP or SGX_PF.
+ */
+static int lock_secinfo(struct sgx_cpu *cpu, struct sgx_encl_ctl *ctl,
 			uint64_t lin, struct sgx_secinfo *si)
 {
 	void *p;
-	int ret = sgx_encl_operand(cpu, ctl, lin, sizeof(*si), 64, false, &p);
+	int ret;
 
-	if (!ret)
-		memcpy(si, p, sizeof(*si));
-	return ret;
+	pthread_mutex_lock(&cpu->lock);
+	ret = sgx_encl_operand(cpu, ctl, lin, sizeof(*si), 64, false, &p);
+
+	if (ret)
+		return ret;
+	memcpy(si, p, sizeof(*si));
+	return sgx_secinfo_sgx2_reserved(si) ? SGX_GP : 0;
 }
 
-static void notify(struct sgx_cpu *cpu, struct sgx_encl_ctl *ctl,
-		   uint64_t linaddr)
+/* An operand @align-aligned inside ELRANGE (#GP otherwise). */
+static bool placed(const struct sgx_encl_ctl *ctl, uint64_t linaddr,
+		   uint64_t align)
 {
-	if (cpu->epcm_changed)
+	return !(linaddr & (align - 1)) && in_elrange(ctl, linaddr);
+}
+
+/*
+ * The end every leaf here shares: the processor lock released, then, when
+ * the leaf changed the EPCM at @linaddr, the platform told (the host
+ * mapping follows it). Returns @ret.
+ */
+static int finish(struct sgx_cpu *cpu, struct sgx_encl_ctl *ctl,
+		  uint64_t linaddr, int ret)
+{
+	pthread_mutex_unlock(&cpu->lock);
+	if (!ret && cpu->epcm_changed)
 		cpu->epcm_changed(cpu, ctl, linaddr);
+	return ret;
 }
 
 /* The TCS checks EACCEPT applies to a page becoming a TCS (64-bit). */
@@ -82,13 +104,11 @@ int sgx_eaccept(struct sgx_cpu *cpu, struct sgx_encl_ctl *ctl,
 
 	if (!cpu->config.sgx2 || !ctl)
 		return SGX_GP;
-	pthread_mutex_lock(&cpu->lock);
-	ret = read_secinfo(cpu, ctl, secinfo, &si);
+	ret = lock_secinfo(cpu, ctl, secinfo, &si);
 	if (ret)
 		goto out;
 	f = si.flags;
-	if (sgx_secinfo_sgx2_reserved(&si) || (page & (SGX_PAGE_SIZE - 1)) ||
-	    !in_elrange(ctl, page)) {
+	if (!placed(ctl, page, SGX_PAGE_SIZE)) {
 		ret = SGX_GP;
 		goto out;
 	}
@@ -140,10 +160,7 @@ int sgx_eaccept(struct sgx_cpu *cpu, struct sgx_encl_ctl *ctl,
 	e->modified = 0;
 	e->pr = 0;
 out:
-	pthread_mutex_unlock(&cpu->lock);
-	if (!ret)
-		notify(cpu, ctl, page);
-	return ret;
+	return finish(cpu, ctl, page, ret);
 }
 
 int sgx_eacceptcopy(struct sgx_cpu *cpu, struct sgx_encl_ctl *ctl,
@@ -158,17 +175,14 @@ int sgx_eacceptcopy(struct sgx_cpu *cpu, struct sgx_encl_ctl *ctl,
 
 	if (!cpu->config.sgx2 || !ctl)
 		return SGX_GP;
-	if ((secinfo & 63) || ((dst | src) & (SGX_PAGE_SIZE - 1)) ||
-	    !in_elrange(ctl, secinfo) || !in_elrange(ctl, dst) ||
-	    !in_elrange(ctl, src))
+	if (!placed(ctl, secinfo, 64) || !placed(ctl, dst, SGX_PAGE_SIZE) ||
+	    !placed(ctl, src, SGX_PAGE_SIZE))
 		return SGX_GP;
-	pthread_mutex_lock(&cpu->lock);
-	ret = read_secinfo(cpu, ctl, secinfo, &si);
+	ret = lock_secinfo(cpu, ctl, secinfo, &si);
 	if (ret)
 		goto out;
 	f = si.flags;
-	if (sgx_secinfo_sgx2_reserved(&si) ||
-	    (!(f & SGX_SECINFO_R) && (f & SGX_SECINFO_W)) ||
+	if ((!(f & SGX_SECINFO_R) && (f & SGX_SECINFO_W)) ||
 	    (f & SGX_SECINFO_PT_MASK) != SGX_SECINFO_REG) {
 		ret = SGX_GP;
 		goto out;
@@ -195,10 +209,7 @@ int sgx_eacceptcopy(struct sgx_cpu *cpu, struct sgx_encl_ctl *ctl,
 	e->x = !!(f & SGX_SECINFO_X);
 	e->pending = 0;
 out:
-	pthread_mutex_unlock(&cpu->lock);
-	if (!ret)
-		notify(cpu, ctl, dst);
-	return ret;
+	return finish(cpu, ctl, dst, ret);
 }
 
 int sgx_emodpe(struct sgx_cpu *cpu, struct sgx_encl_ctl *ctl,
@@ -212,18 +223,12 @@ int sgx_emodpe(struct sgx_cpu *cpu, struct sgx_encl_ctl *ctl,
 
 	if (!cpu->config.sgx2 || !ctl)
 		return SGX_GP;
-	if ((secinfo & 63) || (page & (SGX_PAGE_SIZE - 1)) ||
-	    !in_elrange(ctl, secinfo) || !in_elrange(ctl, page))
+	if (!placed(ctl, secinfo, 64) || !placed(ctl, page, SGX_PAGE_SIZE))
 		return SGX_GP;
-	pthread_mutex_lock(&cpu->lock);
-	ret = read_secinfo(cpu, ctl, secinfo, &si);
+	ret = lock_secinfo(cpu, ctl, secinfo, &si);
 	if (ret)
 		goto out;
 	f = si.flags;
-	if (sgx_secinfo_sgx2_reserved(&si)) {
-		ret = SGX_GP;
-		goto out;
-	}
 	e = target(cpu, ctl, page, &index);
 	if (!e || !e->valid || e->pending || e->modified || e->blocked ||
 	    e->page_type != SGX_PT_REG || e->secs != ctl->secs_index ||
@@ -240,8 +245,5 @@ int sgx_emodpe(struct sgx_cpu *cpu, struct sgx_encl_ctl *ctl,
 	e->w |= !!(f & SGX_SECINFO_W);
 	e->x |= !!(f & SGX_SECINFO_X);
 out:
-	pthread_mutex_unlock(&cpu->lock);
-	if (!ret)
-		notify(cpu, ctl, page);
-	return ret;
+	return finish(cpu, ctl, page, ret);
 }

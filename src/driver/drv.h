@@ -66,6 +66,11 @@ int sgx_vma_prot_at(const struct sgx_file *f, uint64_t addr);
 int sgx_encl_remap(struct sgxemu_enclave *e, uint64_t addr, size_t len,
 		   int prot);
 
+/* The kernel's offset/length check of ADD_PAGES and the SGX2 ioctls
+ * (ioctl.c): 0 or -EINVAL, with a log line naming @ioctl. */
+int sgx_validate_offset_length(const struct sgx_encl *encl, uint64_t offset,
+			       uint64_t length, const char *ioctl);
+
 /* Record window permissions @prot over [addr, addr+len) of ELRANGE, where
  * no page is yet (encl_map.c); and do it for every window of @f's enclave
  * once CREATE gave it an ELRANGE (vma.c). */

@@ -43,6 +43,11 @@ static struct sgx_encl *owner_of(struct sgxemu_enclave *e)
 	return encl && encl->engine == e ? encl : NULL;
 }
 
+bool sgxemu__edmm_mainline(struct sgxemu_enclave *e)
+{
+	return owner_of(e) != NULL;
+}
+
 bool sgx_edmm_sgx2(void)
 {
 	uint32_t r[4];
@@ -166,48 +171,91 @@ static uint8_t epcm_type(long idx)
 	return sgxemu__cpu()->epcm[idx].page_type;
 }
 
+/* The page type an ioctl works on (@err and a log line otherwise). */
+static int require_type(long idx, uint8_t type, int err, const char *ioctl,
+			uint64_t addr)
+{
+	if (epcm_type(idx) == type)
+		return 0;
+	sgx_drv_log("%s: page 0x%llx is not %s", ioctl, (unsigned long long)addr,
+		    type == SGX_PT_REG ? "PT_REG" : "PT_TRIM");
+	return err;
+}
+
+/*
+ * The start every ioctl page shares (§7.1 worker steps 1-3): direct
+ * reclaim, both locks, the page resident. Its EPC index with the locks
+ * held and its page number in *@n, or -errno with the locks released.
+ */
+static long begin_page(struct sgx_encl *encl, uint64_t addr, size_t *n)
+{
+	struct sgxemu_enclave *e = encl->engine;
+	long idx;
+
+	*n = (addr - e->base) >> SGX_PAGE_SHIFT;
+	maybe_reclaim();
+	lock(e);
+	idx = load_page(encl, e, *n);
+	if (idx < 0)
+		unlock(e);
+	return idx;
+}
+
+/*
+ * The kernel's reading of an EMODPR or EMODT result (§7.3, §7.4): a fault
+ * is logged once per leaf (@warned) and is -EFAULT, an SGX status goes to
+ * *@status and is -EFAULT too.
+ */
+static int emod_result(int r, const char *leaf, atomic_bool *warned,
+		       uint64_t *status)
+{
+	if (!r)
+		return 0;
+	if (!SGX_IS_FAULT(r))
+		*status = (uint64_t)r;
+	else if (!atomic_exchange(warned, true))
+		sgx_drv_log("%s encountered exception %d", leaf,
+			    SGX_FAULT_VECTOR(r));
+	return -EFAULT;
+}
+
+/*
+ * After a successful EMODPR or EMODT: the EPCM allows less (or, for a TCS
+ * or TRIM page, no data access at all), so the host mapping follows at
+ * once (the kernel's PTE zap, for a TCS), then the ETRACK sequence.
+ */
+static int emod_commit(struct sgxemu_enclave *e, size_t n)
+{
+	sgxemu__map_pages(e, n, 1, false);
+	return etrack(e);
+}
+
 /* --- RESTRICT_PERMISSIONS ---------------------------------------------------- */
 
 int sgx_edmm_restrict(struct sgx_encl *encl, uint64_t addr, uint64_t perms,
 		      uint64_t *status)
 {
+	static atomic_bool warned;
 	struct sgxemu_enclave *e = encl->engine;
 	struct sgx_secinfo si __attribute__((aligned(64)));
 	struct sgx_cpu *cpu = sgxemu__cpu();
-	size_t n = (addr - e->base) >> SGX_PAGE_SHIFT;
 	long idx;
-	int r, ret;
+	size_t n;
+	int ret;
 
-	maybe_reclaim();
-	lock(e);
-	idx = load_page(encl, e, n);
-	if (idx < 0) {
-		ret = (int)idx;
+	idx = begin_page(encl, addr, &n);
+	if (idx < 0)
+		return (int)idx;
+	ret = require_type(idx, SGX_PT_REG, -EINVAL, "RESTRICT_PERMISSIONS",
+			   addr);
+	if (ret)
 		goto out;
-	}
-	if (epcm_type(idx) != SGX_PT_REG) {
-		sgx_drv_log("RESTRICT_PERMISSIONS: page 0x%llx is not PT_REG",
-			    (unsigned long long)addr);
-		ret = -EINVAL;
-		goto out;
-	}
 	memset(&si, 0, sizeof(si));
 	si.flags = perms;
-	r = sgx_emodpr(cpu, &si, sgx_epc_page(cpu, (size_t)idx));
-	if (SGX_IS_FAULT(r)) {
-		LOG_ONCE(warned, "EMODPR encountered exception %d",
-			 SGX_FAULT_VECTOR(r));
-		ret = -EFAULT;
-		goto out;
-	}
-	if (r) {
-		*status = (uint64_t)r;
-		ret = -EFAULT;
-		goto out;
-	}
-	/* The EPCM now allows less: the host mapping follows at once. */
-	sgxemu__map_pages(e, n, 1, false);
-	ret = etrack(e);
+	ret = emod_result(sgx_emodpr(cpu, &si, sgx_epc_page(cpu, (size_t)idx)),
+			  "EMODPR", &warned, status);
+	if (!ret)
+		ret = emod_commit(e, n);
 out:
 	unlock(e);
 	return ret;
@@ -218,21 +266,18 @@ out:
 int sgx_edmm_modify_type(struct sgx_encl *encl, uint64_t addr, uint64_t type,
 			 uint64_t *status)
 {
+	static atomic_bool warned;
 	struct sgxemu_enclave *e = encl->engine;
 	struct sgx_secinfo si __attribute__((aligned(64)));
 	struct sgx_cpu *cpu = sgxemu__cpu();
-	size_t n = (addr - e->base) >> SGX_PAGE_SHIFT;
 	uint8_t max = sgx_encl_page_prot(encl, addr), cur;
 	long idx;
-	int r, ret;
+	size_t n;
+	int ret;
 
-	maybe_reclaim();
-	lock(e);
-	idx = load_page(encl, e, n);
-	if (idx < 0) {
-		ret = (int)idx;
-		goto out;
-	}
+	idx = begin_page(encl, addr, &n);
+	if (idx < 0)
+		return (int)idx;
 	cur = epcm_type(idx);
 	if (!((cur == SGX_PT_REG && (type == SGX_PT_TCS || type == SGX_PT_TRIM)) ||
 	      (cur == SGX_PT_TCS && type == SGX_PT_TRIM))) {
@@ -255,20 +300,12 @@ int sgx_edmm_modify_type(struct sgx_encl *encl, uint64_t addr, uint64_t type,
 	}
 	memset(&si, 0, sizeof(si));
 	si.flags = type << SGX_SECINFO_PT_SHIFT;
-	r = sgx_emodt(cpu, &si, sgx_epc_page(cpu, (size_t)idx));
-	if (r) {
-		if (SGX_IS_FAULT(r))
-			LOG_ONCE(warned, "EMODT encountered exception %d",
-				 SGX_FAULT_VECTOR(r));
-		else
-			*status = (uint64_t)r;
+	ret = emod_result(sgx_emodt(cpu, &si, sgx_epc_page(cpu, (size_t)idx)),
+			  "EMODT", &warned, status);
+	if (ret)
 		sgx_encl_set_page_prot(encl, addr, max);
-		ret = -EFAULT;
-		goto out;
-	}
-	/* A TCS or TRIM page is not data: the mapping goes (PTE zap). */
-	sgxemu__map_pages(e, n, 1, false);
-	ret = etrack(e);
+	else
+		ret = emod_commit(e, n);
 out:
 	unlock(e);
 	return ret;
@@ -276,28 +313,24 @@ out:
 
 /* --- REMOVE_PAGES ------------------------------------------------------------ */
 
-int sgx_edmm_remove(struct sgx_encl *encl, uint64_t addr)
+int sgx_edmm_remove(struct sgx_encl *encl, uint64_t addr, uint64_t unused,
+		    uint64_t *no_status)
 {
 	struct sgxemu_enclave *e = encl->engine;
 	struct sgx_secinfo si __attribute__((aligned(64)));
 	struct sgx_cpu *cpu = sgxemu__cpu();
-	size_t n = (addr - e->base) >> SGX_PAGE_SHIFT;
 	long idx;
+	size_t n;
 	int r, ret = 0;
 
-	maybe_reclaim();
-	lock(e);
-	idx = load_page(encl, e, n);
-	if (idx < 0) {
-		ret = (int)idx;
+	(void)unused;
+	(void)no_status;
+	idx = begin_page(encl, addr, &n);
+	if (idx < 0)
+		return (int)idx;
+	ret = require_type(idx, SGX_PT_TRIM, -EPERM, "REMOVE_PAGES", addr);
+	if (ret)
 		goto out;
-	}
-	if (epcm_type(idx) != SGX_PT_TRIM) {
-		sgx_drv_log("REMOVE_PAGES: page 0x%llx is not PT_TRIM",
-			    (unsigned long long)addr);
-		ret = -EPERM;
-		goto out;
-	}
 	/* Accepted by the enclave? Only EMODPR's #PF says so (§7.5). */
 	memset(&si, 0, sizeof(si));
 	si.flags = SGX_SECINFO_R | SGX_SECINFO_W | SGX_SECINFO_X;

@@ -28,19 +28,24 @@
 void sgx_edmm_attach(struct sgx_encl *encl);
 void sgx_edmm_detach(struct sgx_encl *encl);
 
+/* True when @e is a mainline (not seed v22) driver's enclave. */
+bool sgxemu__edmm_mainline(struct sgxemu_enclave *e);
+
 /* True when the platform enumerates SGX2 (CPUID.(12H,0):EAX[1]). */
 bool sgx_edmm_sgx2(void);
 
 /*
- * One page of each ioctl, at @addr (page-aligned, inside ELRANGE): 0 or
- * the kernel's -errno. An SGX status of the leaf goes to *@status (the
- * ioctl then fails with -EFAULT).
+ * One page of each ioctl, at @addr (page-aligned, inside ELRANGE), with
+ * the ioctl's permissions or page type (REMOVE_PAGES: none): 0 or the
+ * kernel's -errno. An SGX status of the leaf goes to *@status (the ioctl
+ * then fails with -EFAULT); REMOVE_PAGES has none.
  */
 int sgx_edmm_restrict(struct sgx_encl *encl, uint64_t addr, uint64_t perms,
 		      uint64_t *status);
 int sgx_edmm_modify_type(struct sgx_encl *encl, uint64_t addr, uint64_t type,
 			 uint64_t *status);
-int sgx_edmm_remove(struct sgx_encl *encl, uint64_t addr);
+int sgx_edmm_remove(struct sgx_encl *encl, uint64_t addr, uint64_t unused,
+		    uint64_t *no_status);
 
 /*
  * The fault path (fault.c). sgxemu__edmm_can_eaug: no page exists at page

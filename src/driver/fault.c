@@ -23,10 +23,13 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "driver/abort_page.h"
 #include "driver/edmm.h"
 #include "driver/paging.h"
 
 #define PS_HIDDEN	(PS_AGED | PS_RECLAIM | PS_EVICTED | PS_LOST)
+
+static bool abort_noted;
 
 /*
  * Also true for an address where SGX2 would EAUG a page on fault (no page,
@@ -279,6 +282,89 @@ bool sgxemu__paging_prefault_entry(struct sgxemu_enclave *e, uint64_t tcs)
 	}
 	sgxemu__paging_unlock();
 	return loaded;
+}
+
+/* The window's permissions allow an access of kind @kerr (#PF code). */
+static bool window_allows(int prot, uint32_t kerr)
+{
+	if (kerr & X86_PF_INSTR)
+		return prot & PROT_EXEC;
+	if (kerr & X86_PF_WRITE)
+		return prot & PROT_WRITE;
+	return prot != PROT_NONE;
+}
+
+/* Carry out the host instruction at RIP on an abort page (abort_page.c);
+ * its bytes are read fault-safely, up to where they stop being readable. */
+static bool abort_access(ucontext_t *uc)
+{
+	uint64_t rip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+	size_t first = SGX_PAGE_SIZE - (rip & (SGX_PAGE_SIZE - 1)), len = 15;
+	uint8_t insn[15];
+
+	if (first < len) {
+		if (!sgxemu__host_read(NULL, rip, insn, first))
+			return false;
+		if (!sgxemu__host_read(NULL, rip + first, insn + first,
+				       len - first))
+			len = first;
+	} else if (!sgxemu__host_read(NULL, rip, insn, len)) {
+		return false;
+	}
+	return sgxemu__abort_page_emulate(uc, insn, len);
+}
+
+int sgxemu__paging_host_access(struct sgxemu_enclave *e, uint64_t addr,
+			       ucontext_t *uc)
+{
+	uint32_t kerr = (uint32_t)uc->uc_mcontext.gregs[REG_ERR];
+	size_t n;
+	uint8_t st;
+	int prot, r;
+
+	if (!e || !e->pg || addr < e->base || addr - e->base >= e->size)
+		return 0;
+	n = (addr - e->base) >> SGX_PAGE_SHIFT;
+	prot = e->map_prot[n];
+	/* The kernel's VMA check comes before its fault handler. */
+	if (!window_allows(prot, kerr))
+		return 0;
+	st = __atomic_load_n(&e->pg->state[n], __ATOMIC_ACQUIRE);
+	if (st & PS_HIDDEN)
+		return sgxemu__paging_fault(e, addr) ? -1 : 1;
+	if (!(st & PS_ADDED)) {
+		/* The seed API's windows over no page are reservations. */
+		if (!sgxemu__edmm_mainline(e))
+			return 0;
+		/* No page: EAUG on SGX2 (§8.2), else the kernel's SIGBUS
+		 * (§8.1 step 3.1, §8.2 step 1 before INIT). */
+		if (!sgxemu__edmm_can_eaug(e, n, kerr))
+			return -1;
+		sgxemu__paging_lock();
+		r = sgxemu__edmm_eaug(e, n);
+		sgxemu__paging_unlock();
+		if (r)
+			return -1;
+	}
+	/* Loaded or accepted meanwhile: the access runs again, on the
+	 * mapping made anew from the page's state (so it cannot loop). */
+	if (window_allows(sgxemu__epcm_prot(e, n) & prot, kerr)) {
+		sgxemu__paging_lock();
+		sgxemu__map_pages(e, n, 1, false);
+		sgxemu__paging_unlock();
+		return 1;
+	}
+	/* An EPC page the kernel would have mapped: abort-page semantics
+	 * (fetches from it are left to fault). */
+	if (!(kerr & X86_PF_INSTR) && abort_access(uc))
+		return 1;
+	if (!__atomic_exchange_n(&abort_noted, true, __ATOMIC_RELAXED))
+		sgxemu__write_str("sgxemu: host code touched an EPC page the "
+				  "EPCM keeps inaccessible (pending, modified, "
+				  "TCS or restricted) with an instruction not "
+				  "emulated as an abort-page access: SIGSEGV "
+				  "(hardware: reads all ones, drops writes)\n");
+	return 0;
 }
 
 const struct sgxemu_encl_ops sgxemu__paging_ops = {

@@ -223,6 +223,24 @@ static long ioc_add_page_seed(struct sgx_file *f, unsigned long arg)
 	return add_one(f, ioc.addr, ioc.src, &si, ioc.mrmask, &ps);
 }
 
+/*
+ * The kernel's sgx_validate_offset_length() (facts §4.1 step 5), for
+ * ADD_PAGES and the SGX2 ioctls: offset and length page-aligned, length
+ * not 0, the range inside ELRANGE without wrapping. 0 or -EINVAL.
+ */
+int sgx_validate_offset_length(const struct sgx_encl *encl, uint64_t offset,
+			       uint64_t length, const char *ioctl)
+{
+	if ((offset & 0xfff) || !length || (length & 0xfff) ||
+	    offset + length < offset || offset + length - 4096 >= encl->size) {
+		sgx_drv_log("%s: bad offset/length 0x%llx/0x%llx", ioctl,
+			    (unsigned long long)offset,
+			    (unsigned long long)length);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static long ioc_add_pages(struct sgx_file *f, unsigned long arg)
 {
 	struct sgx_encl *encl = f->encl;
@@ -243,14 +261,10 @@ static long ioc_add_pages(struct sgx_file *f, unsigned long arg)
 		sgx_drv_log("ADD_PAGES: src not page aligned");
 		return -EINVAL;
 	}
-	if ((ioc.offset & 0xfff) || !ioc.length || (ioc.length & 0xfff) ||
-	    ioc.offset + ioc.length < ioc.offset ||
-	    ioc.offset + ioc.length - 4096 >= encl->size) {
-		sgx_drv_log("ADD_PAGES: bad offset/length 0x%llx/0x%llx",
-			    (unsigned long long)ioc.offset,
-			    (unsigned long long)ioc.length);
-		return -EINVAL;
-	}
+	ret = sgx_validate_offset_length(encl, ioc.offset, ioc.length,
+					 "ADD_PAGES");
+	if (ret)
+		return ret;
 	if (sgx_copy_from_user(&si, ioc.secinfo, sizeof(si)))
 		return -EFAULT;
 	ret = validate_secinfo(&si);

@@ -100,6 +100,20 @@ int sgxemu__paging_fault_enclave(struct sgxemu_enclave *e, uint64_t addr,
 int sgxemu__paging_fault(struct sgxemu_enclave *e, uint64_t addr);
 bool sgxemu__paging_prefault_entry(struct sgxemu_enclave *e, uint64_t tcs);
 bool sgxemu__paging_hidden(struct sgxemu_enclave *e, size_t page);
+/*
+ * Host code's fault at @addr in @e's ELRANGE (not in enclave mode, guard
+ * mode open), resolved as the kernel's fault handler and the hardware
+ * would (linux-driver-facts.md §8.1-8.3), with the #PF error code and
+ * registers of @uc: a paged-out page is brought back; no page is EAUGed
+ * (SGX2) or is the kernel's SIGBUS; an EPC page the EPCM keeps from
+ * enclave-mode access (PENDING, MODIFIED, TCS, restricted) gets
+ * abort-page semantics (abort_page.h), the instruction carried out.
+ * 1: resolved (resume at @uc); 0: the program's own fault (SIGSEGV);
+ * -1: SIGBUS, BUS_ADRERR at @addr. To be the engine's host-fault hook
+ * (struct sgxemu_encl_ops .host_access) in place of .hidden + .fault.
+ */
+int sgxemu__paging_host_access(struct sgxemu_enclave *e, uint64_t addr,
+			       ucontext_t *uc);
 
 /* fault.c: load an evicted page (paging lock held). 0 or -EFAULT. */
 int sgxemu__paging_load(struct sgxemu_enclave *e, size_t page);

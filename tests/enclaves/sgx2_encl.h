@@ -165,13 +165,42 @@ static const struct sgx2_page sgx2_pages[] = {
 };
 #define SGX2_NR_PAGES	(sizeof(sgx2_pages) / sizeof(sgx2_pages[0]))
 
+struct sgx2_encl;
+
+/* How the helpers reach the device: the program's libc by default (NULL),
+ * or a test's own calls into the driver (test_host_access.c). */
+struct sgx2_dev {
+	long (*ioctl)(struct sgx2_encl *e, unsigned long cmd, void *arg);
+	void *(*mmap)(struct sgx2_encl *e, void *addr, size_t len, int prot);
+};
+
 struct sgx2_encl {
 	int fd;
 	uint64_t base, size;
 	uint8_t *reserve;
 	uint8_t *img;		/* 0x10000 bytes: the added pages */
 	struct sgx_sigstruct ss;
+	const struct sgx2_dev *dev;
+	void *dev_ctx;
 };
+
+/* An ioctl of the enclave's device: 0 or -errno. */
+SHIM_FN long sgx2_ioctl(struct sgx2_encl *e, unsigned long cmd, void *arg)
+{
+	if (e->dev)
+		return e->dev->ioctl(e, cmd, arg);
+	return ioctl(e->fd, cmd, arg) ? -errno : 0;
+}
+
+/* A window of @len bytes at @addr: 0 or -errno. */
+SHIM_FN int sgx2_mmap(struct sgx2_encl *e, uint64_t addr, size_t len, int prot)
+{
+	void *want = (void *)(uintptr_t)addr, *got;
+
+	got = e->dev ? e->dev->mmap(e, want, len, prot) :
+		       mmap(want, len, prot, MAP_SHARED | MAP_FIXED, e->fd, 0);
+	return got == want ? 0 : got == MAP_FAILED ? -errno : -EEXIST;
+}
 
 SHIM_FN uint8_t *sgx2_encl_image(void)
 {
@@ -211,17 +240,13 @@ SHIM_FN void sgx2_encl_measure(const uint8_t *img, uint64_t size,
 		memset(out, 0, 32);	/* EINIT then refuses the enclave */
 }
 
-/* Open, reserve ELRANGE, CREATE. */
-SHIM_FN int sgx2_encl_create(struct sgx2_encl *e, uint64_t size)
+/* Reserve ELRANGE and CREATE, on a device @e already has. */
+SHIM_FN int sgx2_encl_ecreate(struct sgx2_encl *e, uint64_t size)
 {
 	struct sgx_enclave_create create;
 	struct sgx_secs secs;
 
-	memset(e, 0, sizeof(*e));
 	e->size = size;
-	e->fd = open("/dev/sgx_enclave", O_RDWR);
-	if (e->fd < 0)
-		return -errno;
 	e->reserve = mmap(NULL, 2 * size, PROT_NONE,
 			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (e->reserve == MAP_FAILED)
@@ -234,13 +259,23 @@ SHIM_FN int sgx2_encl_create(struct sgx2_encl *e, uint64_t size)
 	secs.attributes.flags = SHIM_ENCL_ATTRS;
 	secs.attributes.xfrm = SGX_XFRM_LEGACY;
 	create.src = (uint64_t)(uintptr_t)&secs;
-	if (ioctl(e->fd, SGX_IOC_ENCLAVE_CREATE, &create))
+	return (int)sgx2_ioctl(e, SGX_IOC_ENCLAVE_CREATE, &create);
+}
+
+/* Open, reserve ELRANGE, CREATE. */
+SHIM_FN int sgx2_encl_create(struct sgx2_encl *e, uint64_t size)
+{
+	memset(e, 0, sizeof(*e));
+	e->fd = open("/dev/sgx_enclave", O_RDWR);
+	if (e->fd < 0)
 		return -errno;
-	return 0;
+	return sgx2_encl_ecreate(e, size);
 }
 
 SHIM_FN int sgx2_encl_add(struct sgx2_encl *e)
 {
+	int ret;
+
 	e->img = sgx2_encl_image();
 	if (!e->img)
 		return -ENOMEM;
@@ -256,8 +291,9 @@ SHIM_FN int sgx2_encl_add(struct sgx2_encl *e)
 		add.secinfo = (uint64_t)(uintptr_t)&si;
 		add.flags = SGX_PAGE_MEASURE;
 		add.count = 0;
-		if (ioctl(e->fd, SGX_IOC_ENCLAVE_ADD_PAGES, &add))
-			return -errno;
+		ret = (int)sgx2_ioctl(e, SGX_IOC_ENCLAVE_ADD_PAGES, &add);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
@@ -271,27 +307,22 @@ SHIM_FN int sgx2_encl_init(struct sgx2_encl *e, EVP_PKEY *key)
 	if (shim_sign(key, mr, SHIM_ENCL_ATTRS, &e->ss))
 		return -EBADMSG;
 	init.sigstruct = (uint64_t)(uintptr_t)&e->ss;
-	if (ioctl(e->fd, SGX_IOC_ENCLAVE_INIT, &init))
-		return -errno;
-	return 0;
+	return (int)sgx2_ioctl(e, SGX_IOC_ENCLAVE_INIT, &init);
 }
 
 /* Windows: each added page with its permissions, the heap RW. */
 SHIM_FN int sgx2_encl_map(struct sgx2_encl *e)
 {
-	void *want;
+	int ret;
 
 	for (size_t i = 0; i < SGX2_NR_PAGES; i++) {
-		want = (void *)(uintptr_t)(e->base + sgx2_pages[i].offset);
-		if (mmap(want, 4096, sgx2_pages[i].prot, MAP_SHARED | MAP_FIXED,
-			 e->fd, 0) != want)
-			return -errno;
+		ret = sgx2_mmap(e, e->base + sgx2_pages[i].offset, 4096,
+				sgx2_pages[i].prot);
+		if (ret)
+			return ret;
 	}
-	want = (void *)(uintptr_t)(e->base + SGX2_HEAP);
-	if (mmap(want, e->size - SGX2_HEAP, PROT_READ | PROT_WRITE,
-		 MAP_SHARED | MAP_FIXED, e->fd, 0) != want)
-		return -errno;
-	return 0;
+	return sgx2_mmap(e, e->base + SGX2_HEAP, e->size - SGX2_HEAP,
+			 PROT_READ | PROT_WRITE);
 }
 
 SHIM_FN int sgx2_encl_build(struct sgx2_encl *e, EVP_PKEY *key, uint64_t size)

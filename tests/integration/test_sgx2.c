@@ -13,9 +13,11 @@
 #include <pthread.h>
 #include <signal.h>
 #include <setjmp.h>
+#include <sys/wait.h>
 
 #include "../enclaves/sgx2_encl.h"
 #include "test.h"
+#include "engine/engine.h"
 
 #define SEED_KEY "seed-tree/tools/testing/selftests/x86/sgx/signing_key.pem"
 #define REG_RW	(SGX_SECINFO_REG | SGX_SECINFO_R | SGX_SECINFO_W)
@@ -115,6 +117,26 @@ static int remove_pages(struct sgx2_encl *e, uint64_t off, uint64_t len,
 	return (int)ioctl_err(e->fd, SGX_IOC_ENCLAVE_REMOVE_PAGES, rm);
 }
 
+/*
+ * A load by the enclave on TCS 1 that must fault with the SGX bit (an
+ * EPCM-pending page, or a page that is no data): the thread is left in
+ * its AEX for a later ERESUME, which completes mailbox @m (so @m must
+ * live until then). Inlined: the ERESUME must come from the stack depth
+ * of this EENTER, the test body's (see sgx2_call).
+ */
+static inline __attribute__((always_inline)) void load_faults(struct sgx2_encl *e, uint64_t addr,
+			struct sgx2_mail *m, struct sgx_enclave_run *run)
+{
+	memset(m, 0, sizeof(*m));
+	m->op = SGX2_OP_LOAD;
+	m->a = addr;
+	CHECK_EQ(sgx2_call(e, SGX2_TCS1, m, run), 0);
+	CHECK_EQ(run->function, SGX_ERESUME);
+	CHECK_EQ(run->exception_vector, X86_TRAP_PF);
+	CHECK(run->exception_error_code & X86_PF_SGX);
+	CHECK_EQ(run->exception_addr, addr);
+}
+
 /* --- EAUG on fault + EACCEPT ------------------------------------------------- */
 
 TEST(heap_grows_page_by_page_with_eaccept)
@@ -181,12 +203,7 @@ TEST(eacceptcopy_fills_a_pending_page)
 	BUILD(e);
 	page = e.base + SGX2_HEAP + 0x80000;
 	/* Make the page exist: the first touch EAUGs it, then faults. */
-	memset(&m, 0, sizeof(m));
-	m.op = SGX2_OP_LOAD;
-	m.a = page;
-	CHECK_EQ(sgx2_call(&e, SGX2_TCS1, &m, &run), 0);
-	CHECK_EQ(run.exception_vector, X86_TRAP_PF);
-	CHECK(run.exception_error_code & X86_PF_SGX);
+	load_faults(&e, page, &m, &run);
 	/* Copy the read-only page into it, read-only. */
 	CHECK_EQ(call(&e, SGX2_OP_EACCEPTCOPY, SGX_SECINFO_REG | SGX_SECINFO_R,
 		      page, e.base + SGX2_RO, &m), 0);
@@ -239,11 +256,7 @@ TEST(restrict_then_emodpe_back)
 	{
 		uint64_t p = e.base + SGX2_HEAP + 0x100000;
 
-		memset(&m, 0, sizeof(m));
-		m.op = SGX2_OP_LOAD;
-		m.a = p;
-		CHECK_EQ(sgx2_call(&e, SGX2_TCS1, &m, &run), 0);
-		CHECK(run.exception_error_code & X86_PF_SGX);
+		load_faults(&e, p, &m, &run);
 		CHECK_EQ(restrict_perms(&e, p - e.base, 4096, SGX_SECINFO_R, &rp),
 			 EFAULT);
 		CHECK_EQ(rp.result, SGX_PAGE_NOT_MODIFIABLE);
@@ -402,13 +415,7 @@ TEST(tcs_created_at_run_time_and_entered)
 	CHECK_EQ(m.rax, 0x7c5);
 	CHECK_EQ(m.rbx, t);
 	/* Its page is no longer data for the enclave. */
-	memset(&m, 0, sizeof(m));
-	m.op = SGX2_OP_LOAD;
-	m.a = t;
-	if (!SHIM_ASAN) {
-		CHECK_EQ(sgx2_call(&e, SGX2_TCS1, &m, &run), 0);
-		CHECK_EQ(run.exception_vector, X86_TRAP_PF);
-	}
+	load_faults(&e, t, &m, &run);
 	sgx2_encl_destroy(&e);
 }
 
@@ -528,5 +535,223 @@ TEST(sgx2_ioctls_before_init_and_on_sgx1)
 	if (sgx1_platform())
 		CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_REMOVE_PAGES, (void *)8),
 			 ENODEV);
+	sgx2_encl_destroy(&e);
+}
+
+/* --- host code on pages the enclave cannot use ------------------------------------ */
+
+/* Guard mode (SGXEMU_GUARD, as the platform reads it) makes host
+ * accesses to ELRANGE fault on purpose. */
+static bool guard_mode(void)
+{
+	const char *v = getenv("SGXEMU_GUARD");
+
+	return v && *v && strcmp(v, "0");
+}
+
+static sigjmp_buf touch_jb;
+static volatile int touch_sig;
+
+static void touch_fault(int sig, siginfo_t *si, void *ctx)
+{
+	(void)si;
+	(void)ctx;
+	touch_sig = sig;
+	siglongjmp(touch_jb, 1);
+}
+
+/* The u64 at @a read (or @v written) by this host program: the signal
+ * it got (0: none), the value read in *@out. */
+static int touch(uint64_t a, bool write, uint64_t v, uint64_t *out)
+{
+	struct sigaction sa, old[2];
+	volatile uint64_t r = 0;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = touch_fault;
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+	sigaction(SIGSEGV, &sa, &old[0]);
+	sigaction(SIGBUS, &sa, &old[1]);
+	touch_sig = 0;
+	if (!sigsetjmp(touch_jb, 1)) {
+		if (write)
+			*(volatile uint64_t *)(uintptr_t)a = v;
+		else
+			r = *(volatile uint64_t *)(uintptr_t)a;
+	}
+	sigaction(SIGSEGV, &old[0], NULL);
+	sigaction(SIGBUS, &old[1], NULL);
+	*out = r;
+	return touch_sig;
+}
+
+/* An abort page for host code: a read of all ones and no signal. */
+#define ABORT_READ(a) do { \
+	uint64_t _v; \
+	CHECK_EQ(touch((a), false, 0, &_v), 0); \
+	CHECK_EQ(_v, ~0ULL); \
+} while (0)
+#define ABORT_WRITE(a, v) do { \
+	uint64_t _v; \
+	CHECK_EQ(touch((a), true, (v), &_v), 0); \
+} while (0)
+
+/*
+ * Host code touching an EPCM-PENDING page, a MODIFIED (trimmed, not yet
+ * accepted) page, and an address REMOVE_PAGES emptied: the kernel maps
+ * the EPC page (or EAUGs a new one) and the hardware gives non-enclave
+ * code abort-page semantics, so there is no signal, reads return all
+ * ones and writes are lost (linux-driver-facts.md §8.1-8.3, §7.5).
+ * The engine must hand host faults to the driver's hook for this
+ * (sgxemu__paging_host_access, src/driver/paging.h): until engine.h says
+ * it does (SGXEMU_ENCL_OPS_HOST_ACCESS) the program gets SIGSEGV.
+ */
+TEST(host_access_to_pending_modified_and_removed_pages)
+{
+	struct sgx_enclave_modify_types mt;
+	struct sgx_enclave_remove_pages rm;
+	struct sgx_enclave_run run;
+	struct sgx2_encl e;
+	struct sgx2_mail m;
+	uint64_t p, t;
+
+#ifndef SGXEMU_ENCL_OPS_HOST_ACCESS
+	test_skip("the engine does not call the driver's host-fault hook yet "
+		  "(struct sgxemu_encl_ops .host_access)");
+#endif
+	if (guard_mode())
+		test_skip("guard mode (SGXEMU_GUARD)");
+	BUILD(e);
+	/* PENDING: the enclave's touch EAUGed it and faulted. */
+	p = e.base + SGX2_HEAP + 0x180000;
+	load_faults(&e, p, &m, &run);
+	ABORT_READ(p + 16);
+	ABORT_WRITE(p + 16, 0x99);
+	CHECK_EQ(call(&e, SGX2_OP_EACCEPT, REG_RW | SGX_SECINFO_PENDING, p, 0,
+		      &m), 0);
+	CHECK_EQ(call(&e, SGX2_OP_LOAD, p + 16, 0, 0, &m), 0);
+	/* MODIFIED: trimmed, not accepted, then accepted. */
+	t = e.base + SGX2_RW1;
+	CHECK_EQ(call(&e, SGX2_OP_STORE, t, 0xfeed, 0, &m), 0);
+	REQUIRE_EQ(modify_types(&e, SGX2_RW1, 4096, SGX_PT_TRIM, &mt), 0);
+	ABORT_READ(t);
+	ABORT_WRITE(t, 1);
+	CHECK_EQ(call(&e, SGX2_OP_EACCEPT, SGX_SECINFO_TRIM |
+		      SGX_SECINFO_MODIFIED, t, 0, &m), 0);
+	ABORT_READ(t);
+	/* Removed: the access EAUGs a fresh, zeroed page. */
+	REQUIRE_EQ(remove_pages(&e, SGX2_RW1, 4096, &rm), 0);
+	ABORT_READ(t + 8);
+	CHECK_EQ(call(&e, SGX2_OP_EACCEPT, REG_RW | SGX_SECINFO_PENDING, t, 0,
+		      &m), 0);
+	CHECK_EQ(call(&e, SGX2_OP_LOAD, t, 0, 0, &m), 0);
+	sgx2_encl_destroy(&e);
+}
+
+/* --- fork ------------------------------------------------------------------------ */
+
+/*
+ * @child(@e) in a forked child, whose exit status is its return value (one
+ * bit per check that failed there); the parent waits and checks it is 0.
+ */
+static void in_child(struct sgx2_encl *e, int (*child)(struct sgx2_encl *))
+{
+	pid_t pid = fork();
+	int status;
+
+	REQUIRE(pid >= 0);
+	if (pid == 0)
+		_exit(child(e));
+	REQUIRE_EQ(waitpid(pid, &status, 0), pid);
+	CHECK(WIFEXITED(status));
+	CHECK_EQ(WEXITSTATUS(status), 0);
+}
+
+#define FORK_HEAP	(SGX2_HEAP + 0x300000)
+
+static int child_grows_inherited(struct sgx2_encl *e)
+{
+	uint64_t heap = e->base + FORK_HEAP;
+	struct sgx2_mail m;
+	int bad = 0;
+
+	if (call(e, SGX2_OP_LOAD, heap + 8, 0, 0, &m) != 0x5eed)
+		bad |= 1;
+	/* Pages the parent never touched: EAUG on the child's faults,
+	 * EACCEPT, then stored and read back. */
+	if (call(e, SGX2_OP_GROW, heap + 0x10000, 4, 0, &m) != 0)
+		bad |= 2;
+	if (call(e, SGX2_OP_LOAD, heap + 0x12000, 0, 0, &m) != heap + 0x12000)
+		bad |= 4;
+#ifdef SGXEMU_ENCL_OPS_HOST_ACCESS
+	/* The child's host code on an empty slot of the parent's range:
+	 * EAUG, then an abort page (no signal, all ones). */
+	{
+		uint64_t v;
+
+		if (!guard_mode() &&
+		    (touch(heap + 0x30000, false, 0, &v) || v != ~0ULL))
+			bad |= 8;
+	}
+#endif
+	return bad;
+}
+
+/*
+ * A forked child shares the parent's enclave (linux-driver-facts.md
+ * §2.6: the VMA is inherited, still MAP_SHARED, and the child's faults
+ * are resolved through the same enclave, EAUG included, §8.1-8.2): it
+ * enters it, reads what the parent accepted, and grows it by EACCEPT on
+ * fault.
+ */
+TEST(fork_child_grows_the_inherited_enclave)
+{
+	struct sgx2_encl e;
+	struct sgx2_mail m;
+	uint64_t heap;
+
+	BUILD(e);
+	heap = e.base + FORK_HEAP;
+	CHECK_EQ(call(&e, SGX2_OP_GROW, heap, 2, 0, &m), 0);
+	CHECK_EQ(call(&e, SGX2_OP_STORE, heap + 8, 0x5eed, 0, &m), 0);
+	in_child(&e, child_grows_inherited);
+	/* The parent's enclave is untouched by the child's exit. */
+	CHECK_EQ(call(&e, SGX2_OP_LOAD, heap + 8, 0, 0, &m), 0x5eed);
+	CHECK_EQ(call(&e, SGX2_OP_GROW, heap + 0x20000, 1, 0, &m), 0);
+	sgx2_encl_destroy(&e);
+}
+
+static int child_builds_its_own(struct sgx2_encl *e)
+{
+	struct sgx2_encl c;
+	struct sgx2_mail m;
+	uint64_t heap;
+	int bad = 0;
+
+	if (sgx2_encl_build(&c, key(), SGX2_SIZE))
+		return 64;
+	heap = c.base + SGX2_HEAP;
+	if (call(&c, SGX2_OP_GROW, heap, 64, 0, &m) != 0)
+		bad |= 1;
+	if (call(&c, SGX2_OP_LOAD, heap + 63 * 4096, 0, 0, &m) !=
+	    heap + 63 * 4096)
+		bad |= 2;
+	if (call(e, SGX2_OP_LOAD, e->base + SGX2_RO, 0, 0, &m) !=
+	    0x5a5a5a5a5a5a5a5aULL)
+		bad |= 4;
+	sgx2_encl_destroy(&c);
+	return bad;
+}
+
+/* A child builds its own SGX2 enclave next to the inherited one and grows
+ * it by EACCEPT on fault; the parent's keeps working. */
+TEST(fork_child_builds_and_grows_its_own_enclave)
+{
+	struct sgx2_encl e;
+	struct sgx2_mail m;
+
+	BUILD(e);
+	in_child(&e, child_builds_its_own);
+	CHECK_EQ(call(&e, SGX2_OP_GROW, e.base + SGX2_HEAP, 8, 0, &m), 0);
 	sgx2_encl_destroy(&e);
 }

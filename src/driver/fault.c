@@ -372,4 +372,5 @@ const struct sgxemu_encl_ops sgxemu__paging_ops = {
 	.fault = sgxemu__paging_fault,
 	.prefault_entry = sgxemu__paging_prefault_entry,
 	.hidden = sgxemu__paging_hidden,
+	.host_access = sgxemu__paging_host_access,
 };

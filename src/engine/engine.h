@@ -87,7 +87,10 @@ struct sgxemu_encl_ops {
 	int  (*fault)(struct sgxemu_enclave *e, uint64_t addr);
 	bool (*prefault_entry)(struct sgxemu_enclave *e, uint64_t tcs);
 	bool (*hidden)(struct sgxemu_enclave *e, size_t page);
+	int  (*host_access)(struct sgxemu_enclave *e, uint64_t addr,
+			    ucontext_t *uc);
 };
+#define SGXEMU_ENCL_OPS_HOST_ACCESS 1
 
 /* One enclave behind the C API (created by src/driver/encl.c). */
 struct sgxemu_enclave {

@@ -253,14 +253,17 @@ static void guard_report(siginfo_t *info, ucontext_t *uc)
  * is the guard's report). A page that cannot be brought back is the
  * kernel's VM_FAULT_SIGBUS: the access gets SIGBUS, BUS_ADRERR (-1).
  */
-static int host_paging_fault(int signo, siginfo_t *info)
+static int host_paging_fault(int signo, siginfo_t *info, ucontext_t *uc)
 {
 	uint64_t addr = (uint64_t)(uintptr_t)info->si_addr;
 	struct sgxemu_enclave *e;
 
 	if ((signo != SIGSEGV && signo != SIGBUS) || !sync_fault(signo, info) ||
-	    sgxemu__guard_closed() || !(e = sgxemu__encl_find(addr)) ||
-	    !sgxemu__encl_hidden(e, (addr - e->base) >> SGX_PAGE_SHIFT))
+	    sgxemu__guard_closed() || !(e = sgxemu__encl_find(addr)))
+		return 0;
+	if (e->ops && e->ops->host_access)
+		return e->ops->host_access(e, addr, uc);
+	if (!sgxemu__encl_hidden(e, (addr - e->base) >> SGX_PAGE_SHIFT))
 		return 0;
 	return sgxemu__encl_fault(e, addr) == 0 ? 1 : -1;
 }
@@ -334,7 +337,7 @@ static void host_signal(int signo, siginfo_t *info, ucontext_t *uc,
 	    sgxemu__host_enclu(&ev, info, uc, tcb, save))
 		return;
 	if (ev.kind == SGXEMU_EV_EXCEPTION) {
-		int pf = host_paging_fault(signo, info);
+		int pf = host_paging_fault(signo, info, uc);
 
 		if (pf > 0)
 			return;

@@ -69,9 +69,6 @@ int sgx_encl_remap(struct sgxemu_enclave *e, uint64_t addr, size_t len,
 /* The SGX2 ioctls (ioctl_sgx2.c), after the ioctl gate. */
 long sgx_ioc_sgx2(struct sgx_file *f, unsigned long cmd, unsigned long arg);
 
-/* After fork: keep this process's half of the free EPC (epc_fork.c). */
-void sgx_epc_fork_split(bool child);
-
 extern struct sgx_file *(*sgx_fd_resolver)(int fd);
 extern pthread_mutex_t sgx_drv_lock;
 extern pthread_rwlock_t sgx_fork_lock;

@@ -178,6 +178,7 @@ size_t sgxemu__reclaim_batch(bool direct)
 	if (!enabled || sgxemu__cpu()->nr_pages < 2 * SGX_NR_HIGH_PAGES)
 		return 0;
 	sgxemu__paging_lock();
+	sgxemu__epc_fork_reap();
 	e = pick_enclave();
 	if (!e)
 		goto out;
@@ -297,6 +298,8 @@ static void *ksgxd(void *arg)
 
 		if (poll(&p, 1, 100) > 0 && read(p.fd, &v, sizeof(v)) < 0)
 			continue;
+		/* A forked child gone gives enclaves back to reclaim. */
+		sgxemu__epc_fork_reap();
 		while (sgxemu__epc_nr_free() < SGX_NR_HIGH_PAGES &&
 		       sgxemu__reclaim_batch(false))
 			;
@@ -304,43 +307,13 @@ static void *ksgxd(void *arg)
 	return NULL;
 }
 
-/*
- * fork(): the EPC memfd, and so every enclave page and VA page, is shared
- * with the child (src/driver/epc_fork.c), while the EPCM and the page
- * states are copied. Evicting a shared page in one process would take it
- * from the other, so enclaves that exist at a fork are no longer reclaimed
- * in either process (pages already evicted still reload, in the first
- * process that touches them). The paging lock is held across the fork, so
- * the child never inherits a batch half done.
- */
-static void fork_prepare(void)
-{
-	sgxemu__paging_lock();
-}
-
-static void mark_shared(void)
-{
-	for (int i = 0; i < MAX_ENCLAVES; i++) {
-		struct sgxemu_enclave *e = atomic_load(&sgxemu__enclaves[i]);
-
-		if (e && e->pg)
-			e->pg->shared = true;
-	}
-}
-
-static void fork_parent(void)
-{
-	mark_shared();
-	sgxemu__paging_unlock();
-}
-
-/* The child's only thread has a new thread id, which a recursive mutex's
- * unlock would refuse as not the owner: the child starts with a new one. */
-static void fork_child(void)
+/* After fork (epc_fork.c). The child's only thread has a new thread id,
+ * which a recursive mutex's unlock would refuse as not the owner: the
+ * child starts with a new one. */
+void sgxemu__paging_lock_reinit(void)
 {
 	pthread_mutexattr_t a;
 
-	mark_shared();
 	pthread_mutexattr_init(&a);
 	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
 	pthread_mutex_init(&pg_lock, &a);
@@ -355,12 +328,9 @@ void sgxemu__ksgxd_start(void)
 	pthread_t t;
 	int fd;
 
-	static bool atfork;
-
 	enabled = !(v && !strcmp(v, "0"));
+	sgxemu__epc_fork_register();
 	pthread_mutex_lock(&start_lock);
-	if (!atfork && !pthread_atfork(fork_prepare, fork_parent, fork_child))
-		atfork = true;
 	/* Once per process: a forked child starts its own. */
 	if (!enabled || ksgxd_pid == getpid())
 		goto out;

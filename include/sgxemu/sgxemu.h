@@ -87,6 +87,15 @@ void sgxemu_platform_cpuid(uint32_t subleaf, uint32_t regs[4]);
 int sgxemu_cpuid(uint32_t leaf, uint32_t subleaf, uint32_t regs[4]);
 
 /*
+ * True when the host kernel has not enabled FSGSBASE (no HWCAP2_FSGSBASE)
+ * and the platform offers it anyway, as every Linux SGX machine does: the
+ * engine then emulates RD/WR{FS,GS}BASE, one trap each, in enclave and
+ * host code, and `sgxemu run` sets HWCAP2_FSGSBASE in the program's
+ * auxiliary vector. SGXEMU_FSGSBASE=0 turns this off.
+ */
+bool sgxemu_fsgsbase_emulated(void);
+
+/*
  * How `sgxemu run` makes host CPUID instructions answer as above on this
  * machine, after SGXEMU_CPUID (auto, fault, rewrite, off): "fault" (CPUID
  * faulting: the CPU's cpuid_fault feature, Intel), "rewrite" (CPUID

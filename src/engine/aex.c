@@ -584,6 +584,22 @@ void sgxemu__enclave_signal(int signo, siginfo_t *info, ucontext_t *uc,
 	case SGXEMU_EV_EXCEPTION:
 		break;
 	}
+	if (ev.vector == X86_TRAP_UD && sgxemu__fsgsbase_emulated) {
+		/* The platform's FSGSBASE, on a kernel that left it off. */
+		int r = sgxemu__fsgsbase_emulate(uc, enclave_bytes, tcb,
+						 &save->fs, &save->gs);
+
+		if (r == 0) {
+			tcb->enc_fs = save->fs;
+			tcb->enc_gs = save->gs;
+			return;
+		}
+		if (r > 0) {
+			exception(tcb, SIGSEGV, info, uc, save, X86_TRAP_GP, 0,
+				  0, rip);
+			return;
+		}
+	}
 	if (ev.vector != X86_TRAP_PF) {
 		/* #DB and #BP are traps: RIP is already past them. */
 		exception(tcb, signo, info, uc, save, ev.vector, ev.errcd, 0,
@@ -649,6 +665,20 @@ bool sgxemu__host_enclu(const struct sgxemu_event *ev, siginfo_t *info,
 
 		if (trampoline)
 			return false;
+		/*
+		 * TLS says set up, the stack says not: a thread made by a raw
+		 * clone() on another thread's FS base (Gramine's host
+		 * threads). The fast path would take the other thread's TCB,
+		 * so set this one up here, without TLS (this handler is on
+		 * the thread's own stack, so sigaltstack() may change), and
+		 * let the ENCLU trap again on the new alternate stack.
+		 */
+		if (sgxemu__tcb_foreign()) {
+			if (!sgxemu__tcb_prepare_foreign())
+				return false;
+			sgxemu__sigreturn_altstack(uc);
+			return true;
+		}
 		memcpy((void *)(uintptr_t)sp, &ret, 8);
 		g[REG_RSP] = (greg_t)sp;
 		g[REG_RIP] = (greg_t)(uintptr_t)sgxemu_enclu_entry;

@@ -142,6 +142,12 @@ struct sgxemu_tcb {
 					 * exit that resumes at once */
 	int      slot;
 	int      tid;
+	/* The program's own alternate signal stack, while the kernel's is
+	 * the engine's (sgxemu_sigaltstack). */
+	stack_t  app_ss;
+	/* Set up without TLS: a thread made by a raw clone() that shares
+	 * another thread's FS base (and so its TLS). */
+	bool     foreign;
 };
 
 #define TCB_MAGIC 0x42435475656d7867ULL	/* "gxmeuTCB" */
@@ -149,6 +155,8 @@ struct sgxemu_tcb {
 /* Globals the stub reads RIP-relative (no FS needed). */
 extern uintptr_t sgxemu__alt_base, sgxemu__alt_len;
 extern uint8_t sgxemu__have_fsgsbase;
+/* The platform offers FSGSBASE the host kernel does not (fsgsbase.c). */
+extern bool sgxemu__fsgsbase_emulated;
 
 /* entry.S */
 void sgxemu__sig_entry(int, siginfo_t *, void *);
@@ -164,6 +172,19 @@ struct sgxemu_tcb *sgxemu__enter_fast(uint64_t *frame, uint64_t tcs);
 /* thread.c */
 struct sgxemu_tcb *sgxemu__tcb_self(void);
 struct sgxemu_tcb *sgxemu__tcb_prepare(void);
+/* This thread's TCB without trusting TLS (whose FS base a raw clone()
+ * may share with another thread): from the stack pointer when on a slot,
+ * else TLS checked against the thread id. NULL if not set up. */
+struct sgxemu_tcb *sgxemu__tcb_current(void);
+/* True when TLS names a TCB that is not this thread's (a raw clone()
+ * without CLONE_SETTLS). */
+bool sgxemu__tcb_foreign(void);
+/* Set such a thread up: slot, alternate stack, syscall user dispatch, but
+ * no TLS (it is someone else's). Handlers find it from their stack. */
+struct sgxemu_tcb *sgxemu__tcb_prepare_foreign(void);
+/* Keep the engine's alternate stack across the current handler's
+ * rt_sigreturn (after a set-up inside it). */
+void sgxemu__sigreturn_altstack(ucontext_t *uc);
 uint64_t sgxemu__rdfsbase(void);
 uint64_t sgxemu__rdgsbase(void);
 int sgxemu__thread_init_global(void);
@@ -262,6 +283,23 @@ struct sgxemu_fixup_entry {
 uintptr_t sgxemu__fixup_find(uintptr_t aep, unsigned vector);
 /* Guard mode at an entry (EENTER/ERESUME) of @tcb's thread. */
 void sgxemu__guard_entry(struct sgxemu_tcb *tcb);
+
+/*
+ * fsgsbase.c: RD/WR{FS,GS}BASE on a host whose kernel left them off
+ * (sgxemu__fsgsbase_emulated). decode: 0 and @insn filled for one of the
+ * four at @b; emulate: 0 done (RIP advanced, *fs / *gs read or written),
+ * 1 #GP(0) (non-canonical write), -1 not one of them.
+ */
+struct sgxemu_fsgsbase_insn {
+	unsigned op;		/* ModRM.reg: 0 RDFS 1 RDGS 2 WRFS 3 WRGS */
+	int reg;		/* ucontext REG_* of the operand */
+	bool wide;		/* REX.W */
+	unsigned len;
+};
+int sgxemu__fsgsbase_decode(const uint8_t *b, size_t n,
+			    struct sgxemu_fsgsbase_insn *insn);
+int sgxemu__fsgsbase_emulate(ucontext_t *uc, sgxemu_read_fn read, void *ctx,
+			     uint64_t *fs, uint64_t *gs);
 
 /* map.c */
 /* Apply the effective protections of pages [first, first+n): @remap

@@ -12,6 +12,7 @@
  * Everything reachable from a handler is async-signal-safe: raw system
  * calls, no locks, no allocation, no stdio.
  */
+#include <asm/prctl.h>
 #include <errno.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -265,6 +266,34 @@ static int host_paging_fault(int signo, siginfo_t *info)
 }
 
 /*
+ * Host code's RD/WR{FS,GS}BASE without kernel FSGSBASE (fsgsbase.c). With
+ * a TCB the stub saved the interrupted bases and writes @save back; a
+ * thread never set up runs its handler on the interrupted bases, so they
+ * are read and written here. A non-canonical write stays the #UD it was
+ * (there is no clean way to turn it into the #GP it would be).
+ */
+static bool host_fsgsbase(ucontext_t *uc, struct sgxemu_sigsave *save)
+{
+	uint64_t fs, gs, fs0, gs0;
+
+	if (save)
+		return sgxemu__fsgsbase_emulate(uc, sgxemu__host_read, NULL,
+						&save->fs, &save->gs) == 0;
+	if (syscall(SYS_arch_prctl, ARCH_GET_FS, &fs) ||
+	    syscall(SYS_arch_prctl, ARCH_GET_GS, &gs))
+		return false;
+	fs0 = fs;
+	gs0 = gs;
+	if (sgxemu__fsgsbase_emulate(uc, sgxemu__host_read, NULL, &fs, &gs))
+		return false;
+	if (fs != fs0)
+		syscall(SYS_arch_prctl, ARCH_SET_FS, fs);
+	if (gs != gs0)
+		syscall(SYS_arch_prctl, ARCH_SET_GS, gs);
+	return true;
+}
+
+/*
  * Every signal in host mode, on a thread with a TCB (@tcb, @save) or one
  * never set up (both NULL). ENCLU is recognised first, by instruction and
  * not by signal, so that an Intel host's #PF for an EENTER on a paged-out
@@ -297,6 +326,9 @@ static void host_signal(int signo, siginfo_t *info, ucontext_t *uc,
 			info->si_addr = addr;
 		}
 	}
+	if (ev.kind == SGXEMU_EV_EXCEPTION && ev.vector == X86_TRAP_UD &&
+	    sgxemu__fsgsbase_emulated && host_fsgsbase(uc, save))
+		return;
 	/* Host CPUID under faulting or at a rewritten site (cpuid.c). */
 	if (ev.kind == SGXEMU_EV_EXCEPTION &&
 	    (ev.vector == X86_TRAP_GP || ev.vector == X86_TRAP_UD) &&

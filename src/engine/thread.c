@@ -45,6 +45,7 @@ _Static_assert(sizeof(struct sgxemu_tcb) <= 4096, "tcb fits its page");
 
 uintptr_t sgxemu__alt_base, sgxemu__alt_len;
 uint8_t sgxemu__have_fsgsbase;
+bool sgxemu__fsgsbase_emulated;
 
 static _Atomic uint64_t slot_bits[NR_SLOTS / 64];
 static pthread_key_t tcb_key;
@@ -54,11 +55,6 @@ static __thread struct sgxemu_tcb *tls_tcb
 
 #define ALT_OFFSET	(2 * 4096)	/* TCB page, guard page */
 
-/*
- * The program's own alternate signal stack, while the kernel's is the
- * engine's (sgxemu_sigaltstack): what the program set or would read back.
- */
-static __thread stack_t app_ss __attribute__((tls_model("initial-exec")));
 
 /* The engine's own changes go to the kernel directly, never through an
  * interposed sigaltstack() (the shim's). */
@@ -159,6 +155,7 @@ int sgxemu__thread_init_global(void)
 	/* For testing the arch_prctl path on machines that have FSGSBASE. */
 	if (getenv("SGXEMU_NO_FSGSBASE"))
 		sgxemu__have_fsgsbase = 0;
+	sgxemu__fsgsbase_emulated = sgxemu_fsgsbase_emulated();
 	p = mmap(NULL, len + SLOT_SIZE, PROT_NONE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (p == MAP_FAILED)
@@ -181,17 +178,16 @@ struct sgxemu_tcb *sgxemu__tcb_self(void)
 /*
  * Set this thread up for enclave mode. Safe in the SIGILL handler of a
  * thread that executes a host ENCLU before any other entry: it only
- * makes system calls and lock-free updates.
+ * makes system calls and lock-free updates. @foreign: TLS belongs to
+ * another thread, so nothing is stored there.
  */
-struct sgxemu_tcb *sgxemu__tcb_prepare(void)
+static struct sgxemu_tcb *tcb_setup(bool foreign)
 {
-	struct sgxemu_tcb *tcb = tls_tcb;
+	struct sgxemu_tcb *tcb;
 	stack_t ss;
 	uint8_t *slot;
 	int n;
 
-	if (tcb)
-		return tcb;
 	if (!sgxemu__alt_base)
 		return NULL;
 	n = slot_alloc();
@@ -209,6 +205,7 @@ struct sgxemu_tcb *sgxemu__tcb_prepare(void)
 	tcb->magic = TCB_MAGIC;
 	tcb->slot = n;
 	tcb->tid = (int)syscall(SYS_gettid);
+	tcb->foreign = foreign;
 	tcb->host_fs = sgxemu__rdfsbase();
 	tcb->host_gs = sgxemu__rdgsbase();
 	ss.ss_sp = slot + ALT_OFFSET;
@@ -216,9 +213,9 @@ struct sgxemu_tcb *sgxemu__tcb_prepare(void)
 	ss.ss_flags = 0;
 	/* The program's stack, if it had one, is what it reads from now on
 	 * (sgxemu_sigaltstack). */
-	if (raw_sigaltstack(&ss, &app_ss))
+	if (raw_sigaltstack(&ss, &tcb->app_ss))
 		goto fail;
-	app_ss.ss_flags &= ~SS_ONSTACK;
+	tcb->app_ss.ss_flags &= ~SS_ONSTACK;
 	if (have_sud &&
 	    prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON,
 		  (unsigned long)sgxemu__restorer,
@@ -230,14 +227,72 @@ struct sgxemu_tcb *sgxemu__tcb_prepare(void)
 		sgxemu__write_str("sgxemu: syscall user dispatch unavailable;"
 				  " SYSCALL in enclaves is not trapped\n");
 	}
-	pthread_setspecific(tcb_key, tcb);
-	tls_tcb = tcb;
+	if (!foreign) {
+		pthread_setspecific(tcb_key, tcb);
+		tls_tcb = tcb;
+	}
 	return tcb;
 fail:
 	tcb->magic = 0;
 	mprotect(slot, SLOT_SIZE, PROT_NONE);
 	slot_free(n);
 	return NULL;
+}
+
+struct sgxemu_tcb *sgxemu__tcb_prepare(void)
+{
+	return tls_tcb ? tls_tcb : tcb_setup(false);
+}
+
+/* The slot whose alternate stack @sp is on, if it holds a TCB. */
+static struct sgxemu_tcb *tcb_from_sp(uintptr_t sp)
+{
+	uintptr_t base = __atomic_load_n(&sgxemu__alt_base, __ATOMIC_ACQUIRE);
+	struct sgxemu_tcb *tcb;
+
+	if (!base || sp - base >= sgxemu__alt_len)
+		return NULL;
+	tcb = (struct sgxemu_tcb *)(base + ((sp - base) & ~(uintptr_t)(SLOT_SIZE - 1)));
+	return tcb->magic == TCB_MAGIC ? tcb : NULL;
+}
+
+struct sgxemu_tcb *sgxemu__tcb_current(void)
+{
+	struct sgxemu_tcb *tcb =
+		tcb_from_sp((uintptr_t)__builtin_frame_address(0));
+
+	if (tcb)
+		return tcb;
+	tcb = tls_tcb;
+	return tcb && tcb->tid == (int)syscall(SYS_gettid) ? tcb : NULL;
+}
+
+bool sgxemu__tcb_foreign(void)
+{
+	struct sgxemu_tcb *tcb = tls_tcb;
+
+	return tcb && tcb->tid != (int)syscall(SYS_gettid);
+}
+
+struct sgxemu_tcb *sgxemu__tcb_prepare_foreign(void)
+{
+	return tcb_setup(true);
+}
+
+/*
+ * A handler that set its thread up changed the kernel's alternate stack,
+ * but the rt_sigreturn ending it puts back the one recorded in its frame
+ * (uc_stack): record the engine's there instead, so that it stays.
+ */
+void sgxemu__sigreturn_altstack(ucontext_t *uc)
+{
+	stack_t cur;
+
+	if (raw_sigaltstack(NULL, &cur) || (cur.ss_flags & SS_DISABLE) ||
+	    !tcb_from_sp((uintptr_t)cur.ss_sp))
+		return;
+	uc->uc_stack = cur;
+	uc->uc_stack.ss_flags = 0;
 }
 
 int sgxemu_thread_prepare(void)
@@ -266,11 +321,20 @@ uint64_t sgxemu_thread_aex_count(void)
 int sgxemu_sigaltstack(const stack_t *ss, stack_t *old)
 {
 	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
-	stack_t cur = app_ss;
+	struct sgxemu_tcb *tcb = sgxemu__tcb_current();
+	stack_t cur;
 	bool on;
 	int ret;
 
-	if (!tls_tcb) {
+	/*
+	 * A thread on another thread's TLS (raw clone()) is set up now,
+	 * while its handlers do not run on the stack it asks for: once they
+	 * do, the engine's could never be put in its place, and nothing
+	 * else would find its TCB.
+	 */
+	if (!tcb && sgxemu__alt_base && sgxemu__tcb_foreign())
+		tcb = sgxemu__tcb_prepare_foreign();
+	if (!tcb) {
 		ret = raw_sigaltstack(ss, old);
 		if (ret) {
 			errno = -ret;
@@ -278,6 +342,7 @@ int sgxemu_sigaltstack(const stack_t *ss, stack_t *old)
 		}
 		return 0;
 	}
+	cur = tcb->app_ss;
 	on = !(cur.ss_flags & SS_DISABLE) && cur.ss_size &&
 	     sp - (uintptr_t)cur.ss_sp < cur.ss_size;
 	if (ss) {
@@ -304,11 +369,11 @@ int sgxemu_sigaltstack(const stack_t *ss, stack_t *old)
 			old->ss_flags = SS_DISABLE;
 	}
 	if (ss) {
-		app_ss = *ss;
+		tcb->app_ss = *ss;
 		if (ss->ss_flags & SS_DISABLE) {
-			app_ss.ss_sp = NULL;
-			app_ss.ss_size = 0;
-			app_ss.ss_flags = SS_DISABLE;
+			tcb->app_ss.ss_sp = NULL;
+			tcb->app_ss.ss_size = 0;
+			tcb->app_ss.ss_flags = SS_DISABLE;
 		}
 	}
 	return 0;

@@ -16,11 +16,13 @@
  *   SGXEMU_VDSO=0           do not publish the vDSO image
  *   SGXEMU_VDSO_ABI=seed|mainline   force the vDSO entry's ABI
  *   SGXEMU_CPUID=auto|fault|rewrite|off   host CPUID (src/shim/cpuid.c)
+ *   SGXEMU_FSGSBASE=0       do not offer FSGSBASE the host kernel lacks
  *   (the engine's variables: see include/sgxemu/sgxemu.h)
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sys/auxv.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -138,6 +140,8 @@ static int do_sigaction(int sig, const struct sigaction *act,
 	/* The CPUID trap's signal: the program's disposition is kept by
 	 * cpuid.c, whose handler stays in front of it (behind the engine's
 	 * once the platform is up). */
+	if (!internal && shim_rawsys_owns(sig))
+		return shim_rawsys_sigaction(sig, act, old);
 	if (!internal && shim_cpuid_owns(sig)) {
 		if (sig <= 0 || sig >= 65) {
 			errno = EINVAL;
@@ -150,6 +154,12 @@ static int do_sigaction(int sig, const struct sigaction *act,
 	if (internal || !atomic_load_explicit(&engine_ready, memory_order_acquire))
 		return real_sigaction(sig, act, old);
 	return sgxemu_sigaction(sig, act, old);
+}
+
+int shim_app_sigaction(int sig, const struct sigaction *act,
+		       struct sigaction *old)
+{
+	return do_sigaction(sig, act, old, false);
 }
 
 int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
@@ -237,7 +247,12 @@ static void shim_init(int argc, char **argv, char **envp)
 	/* Runtimes read CPUID before they open a device: from here on it
 	 * answers as the emulated part. */
 	shim_cpuid_init();
+	/* Before main(): a runtime's loader opens the device with its own
+	 * SYSCALL instructions (rawsys.c). */
+	shim_rawsys_init();
 	sgxemu_vdso_enclu = (void *)sgxemu_enclu_entry;
+	if (sgxemu_fsgsbase_emulated() && shim_auxv_or(envp, AT_HWCAP2, 2))
+		shim_log("HWCAP2_FSGSBASE not advertised: no AT_HWCAP2 entry");
 	if (abi)
 		sgxemu_vdso_abi = !strcmp(abi, "seed") || !strcmp(abi, "v22");
 	if (getenv("SGXEMU_VDSO") && !env_true("SGXEMU_VDSO"))

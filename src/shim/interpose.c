@@ -532,11 +532,17 @@ void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 	return do_mmap(get_mmap64(), addr, len, prot, flags, fd, off, INTERNAL());
 }
 
-int munmap(void *addr, size_t len)
+void *shim_app_mmap(void *addr, size_t len, int prot, int flags, int fd,
+		    off_t off)
+{
+	return do_mmap(get_mmap(), addr, len, prot, flags, fd, off, false);
+}
+
+static int do_munmap(void *addr, size_t len, bool internal)
 {
 	int ret;
 
-	if (!INTERNAL() && sgx_vma_active()) {
+	if (!internal && sgx_vma_active()) {
 		ret = sgx_vma_munmap(addr, len);
 		if (ret <= 0) {
 			if (ret < 0) {
@@ -549,11 +555,21 @@ int munmap(void *addr, size_t len)
 	return get_munmap()(addr, len);
 }
 
-int mprotect(void *addr, size_t len, int prot)
+int munmap(void *addr, size_t len)
+{
+	return do_munmap(addr, len, INTERNAL());
+}
+
+int shim_app_munmap(void *addr, size_t len)
+{
+	return do_munmap(addr, len, false);
+}
+
+static int do_mprotect(void *addr, size_t len, int prot, bool internal)
 {
 	int ret;
 
-	if (!INTERNAL() && sgx_vma_active()) {
+	if (!internal && sgx_vma_active()) {
 		ret = sgx_vma_mprotect(addr, len, prot);
 		if (ret <= 0) {
 			if (ret < 0) {
@@ -564,7 +580,7 @@ int mprotect(void *addr, size_t len, int prot)
 		}
 	}
 	ret = get_mprotect()(addr, len, prot);
-	if (!ret && (prot & PROT_EXEC) && !INTERNAL()) {
+	if (!ret && (prot & PROT_EXEC) && !internal) {
 		int saved = errno;
 
 		shim_cpuid_exec_mapped();
@@ -573,18 +589,23 @@ int mprotect(void *addr, size_t len, int prot)
 	return ret;
 }
 
-void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
+int mprotect(void *addr, size_t len, int prot)
 {
-	void *new_addr = NULL, *res;
-	va_list ap;
+	return do_mprotect(addr, len, prot, INTERNAL());
+}
+
+int shim_app_mprotect(void *addr, size_t len, int prot)
+{
+	return do_mprotect(addr, len, prot, false);
+}
+
+void *shim_app_mremap(void *old, size_t old_len, size_t new_len, int flags,
+		      void *new_addr, bool internal)
+{
+	void *res;
 	int ret;
 
-	if (flags & MREMAP_FIXED) {
-		va_start(ap, flags);
-		new_addr = va_arg(ap, void *);
-		va_end(ap);
-	}
-	if (!INTERNAL() && sgx_vma_active()) {
+	if (!internal && sgx_vma_active()) {
 		ret = sgx_vma_mremap(old, old_len, new_len, flags, new_addr, &res);
 		if (ret <= 0) {
 			if (ret < 0) {
@@ -595,6 +616,20 @@ void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
 		}
 	}
 	return get_mremap()(old, old_len, new_len, flags, new_addr);
+}
+
+void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
+{
+	void *new_addr = NULL;
+	va_list ap;
+
+	if (flags & MREMAP_FIXED) {
+		va_start(ap, flags);
+		new_addr = va_arg(ap, void *);
+		va_end(ap);
+	}
+	return shim_app_mremap(old, old_len, new_len, flags, new_addr,
+			       INTERNAL());
 }
 
 /* --- fork -------------------------------------------------------------------- */

@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <dlfcn.h>
 #include <signal.h>
+#include <ucontext.h>
 #include <sys/types.h>
 
 #include "driver/driver.h"
@@ -77,6 +78,28 @@ int shim_real_munmap(void *addr, size_t len);
 int shim_real_mprotect(void *addr, size_t len, int prot);
 int shim_real_close(int fd);
 
+/* The wrappers' work as for a call from the program (the raw system
+ * calls, rawsys.c, are made from inside libsgxemu.so). */
+void *shim_app_mmap(void *addr, size_t len, int prot, int flags, int fd,
+		    off_t off);
+int shim_app_munmap(void *addr, size_t len);
+int shim_app_mprotect(void *addr, size_t len, int prot);
+void *shim_app_mremap(void *old, size_t old_len, size_t new_len, int flags,
+		      void *new_addr, bool internal);
+int shim_app_sigaction(int sig, const struct sigaction *act,
+		       struct sigaction *old);
+
+/* rawsys.c: the program's own SYSCALL instructions (start-up; SIGSYS's
+ * disposition as the program sees it). */
+void shim_rawsys_init(void);
+bool shim_rawsys_owns(int sig);
+int shim_rawsys_sigaction(int sig, const struct sigaction *act,
+			  struct sigaction *old);
+
+/* The engine's (thread.c): keep its alternate stack across the current
+ * handler's rt_sigreturn. */
+void sgxemu__sigreturn_altstack(ucontext_t *uc);
+
 /* True when @ret_addr (a caller's return address) is inside libsgxemu.so:
  * the engine's and driver's own mmap/mprotect/sigaction calls must reach
  * libc untouched. */
@@ -87,6 +110,9 @@ int shim_vdso_build(void *entry, void **image);
 /* Point AT_SYSINFO_EHDR at @image (envp: the initial environment). */
 int shim_vdso_publish(char **envp, void *image);
 void *shim_vdso_image(void);
+/* Set @bits in the initial auxiliary vector's entry @type (-ENOENT if the
+ * vector has none). */
+int shim_auxv_or(char **envp, unsigned long type, uint64_t bits);
 
 /* The entry code (vdso_entry.S). */
 void sgxemu_vdso_sgx_enter_enclave(void);

@@ -613,6 +613,37 @@ int shim_vdso_build(void *entry, void **out)
 	return 0;
 }
 
+/* The auxiliary vector the kernel put after @envp's terminating NULL. */
+static Elf64_auxv_t *initial_auxv(char **envp)
+{
+	size_t i;
+
+	for (i = 0; envp[i]; i++)
+		;
+	return (Elf64_auxv_t *)&envp[i + 1];
+}
+
+/*
+ * Set @bits in the program's entry @type (AT_HWCAP2: what the emulated
+ * platform offers beyond the host kernel). Programs that walk the vector
+ * see it; glibc's getauxval() keeps the host's values, which is what
+ * the engine reads.
+ */
+int shim_auxv_or(char **envp, unsigned long type, uint64_t bits)
+{
+	Elf64_auxv_t *auxv;
+
+	if (!envp)
+		return -EINVAL;
+	for (auxv = initial_auxv(envp); auxv->a_type != AT_NULL; auxv++) {
+		if (auxv->a_type == type) {
+			auxv->a_un.a_val |= bits;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 /*
  * Rewrite AT_SYSINFO_EHDR in the auxiliary vector, which the kernel put
  * right after the environment's terminating NULL. @envp must be the
@@ -626,9 +657,7 @@ int shim_vdso_publish(char **envp, void *image)
 
 	if (!envp)
 		return -EINVAL;
-	for (i = 0; envp[i]; i++)
-		;
-	auxv = (Elf64_auxv_t *)&envp[i + 1];
+	auxv = initial_auxv(envp);
 	for (i = 0; auxv[i].a_type != AT_NULL; i++) {
 		if (auxv[i].a_type == AT_SYSINFO_EHDR) {
 			if (auxv[i].a_un.a_val != real)

@@ -52,6 +52,7 @@
 #define CMD_COMPUTE	14	/* compute enclave: sha256(rsi, rdx) -> (r8) */
 #define CMD_YMM		15	/* like CMD_XMM for all 256 bits of ymm0-15 */
 #define CMD_ZMM		16	/* zmm0-31 and k3 (AVX-512) across a ud2 */
+#define CMD_WRFS	17	/* wrfsbase %rsi; rdx = rdfsbase; FS put back */
 
 #define LCG_MUL		6364136223846793005ULL
 

@@ -112,6 +112,8 @@ encl_entry:
 	je	cmd_ymm
 	cmp	$CMD_ZMM, %rdi
 	je	cmd_zmm
+	cmp	$CMD_WRFS, %rdi
+	je	cmd_wrfs
 	/* CMD_NOP and unknown commands: straight back. */
 exit:
 	mov	%fs:FS_HOST_RSP, %rsp
@@ -202,6 +204,16 @@ cmd_int3:
 cmd_out:
 	out	%al, $0x80		/* 2 bytes */
 	mov	$0x0e0e, %edx
+	jmp	exit
+
+	/* WRFSBASE then RDFSBASE of what it wrote (a non-canonical RSI is
+	 * #GP(0)); the TCS's FS is put back for the exit path. */
+cmd_wrfs:
+	rdfsbase %r9
+	wrfsbase %rsi
+	rdfsbase %rdx
+	wrfsbase %r9
+	mov	%fs:FS_MAGIC, %rdi
 	jmp	exit
 
 cmd_fsgs:

@@ -343,6 +343,30 @@ TEST(fs_gs_bases_inside)
 	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
 }
 
+/*
+ * The platform's FSGSBASE in enclave code: native where the host kernel
+ * enabled it, emulated (one #UD each, fsgsbase.c) where it did not.
+ */
+TEST(wrfsbase_in_enclave_and_its_gp)
+{
+	struct sgxemu_enclave *e;
+	struct sgxemu_run run;
+	uint64_t base;
+
+	LOAD(e, base);
+	REQUIRE_EQ(tu_call(&run, base + L_TCS0, CMD_WRFS, 0x7f00deadb000ULL,
+			   0, 0), 0);
+	REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EEXIT);
+	CHECK_EQ(run.regs.rdx, 0x7f00deadb000ULL);
+	CHECK_EQ(run.regs.rdi, 0xf5f5f5f500000000ULL);
+	/* A non-canonical base: #GP(0) at the WRFSBASE, as on hardware. */
+	REQUIRE_EQ(tu_call(&run, base + L_TCS1, CMD_WRFS, 0x8000000000001000ULL,
+			   0, 0), 0);
+	REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EXCEPTION);
+	CHECK_EQ(run.exception.vector, X86_TRAP_GP);
+	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
+}
+
 TEST(xmm_preserved_across_aex)
 {
 	struct sgxemu_enclave *e;

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * RDFSBASE, RDGSBASE, WRFSBASE, WRGSBASE where the host kernel has not
+ * enabled them (CR4.FSGSBASE clear: no HWCAP2_FSGSBASE, the instructions
+ * are #UD in user mode).
+ *
+ * An SGX platform under Linux 5.11 or later always has them: the kernel
+ * enables FSGSBASE on every CPU that has it, and every SGX CPU does, so
+ * SGX runtimes rely on them inside the enclave (Gramine's PAL loads the
+ * application's TLS base with WRFSBASE after each OCALL) and check
+ * AT_HWCAP2 for them before they start. Without them on the host, the
+ * emulated platform still offers them: the #UD they raise is taken here
+ * and the instruction is done on the thread's saved state, which the
+ * engine's signal stub writes back with arch_prctl. One trap each, so only
+ * the rare writes of a runtime are affordable, which is what runtimes do.
+ *
+ * Encoding (SDM Vol. 2): F3 [REX] 0F AE /r with mod = 11; reg 0 RDFSBASE,
+ * 1 RDGSBASE, 2 WRFSBASE, 3 WRGSBASE; REX.W selects 64-bit operands
+ * (otherwise 32-bit, zero-extended), REX.B the high registers. A write of
+ * a non-canonical address is #GP(0).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+
+#include "engine/engine.h"
+
+/*
+ * The one rule for both sides (the shim advertises HWCAP2_FSGSBASE in the
+ * program's auxiliary vector, the engine emulates): the host kernel has
+ * them off and SGXEMU_FSGSBASE is not "0". The host's own HWCAP2 is read
+ * from glibc's copy, which the shim's change to the vector does not touch.
+ */
+bool sgxemu_fsgsbase_emulated(void)
+{
+	const char *v = getenv("SGXEMU_FSGSBASE");
+
+	if (getauxval(AT_HWCAP2) & 2)
+		return false;
+	return !v || strcmp(v, "0") != 0;
+}
+
+/* ucontext register index for ModRM.rm | REX.B << 3. */
+static const int gpr_index[16] = {
+	REG_RAX, REG_RCX, REG_RDX, REG_RBX, REG_RSP, REG_RBP, REG_RSI, REG_RDI,
+	REG_R8, REG_R9, REG_R10, REG_R11, REG_R12, REG_R13, REG_R14, REG_R15,
+};
+
+int sgxemu__fsgsbase_decode(const uint8_t *b, size_t n,
+			    struct sgxemu_fsgsbase_insn *insn)
+{
+	size_t i = 0;
+	uint8_t rex = 0;
+
+	if (n < 4 || b[i++] != 0xf3)
+		return -1;
+	if ((b[i] & 0xf0) == 0x40)
+		rex = b[i++];
+	if (i + 3 > n || b[i] != 0x0f || b[i + 1] != 0xae)
+		return -1;
+	i += 2;
+	if ((b[i] >> 6) != 3 || ((b[i] >> 3) & 7) > 3)
+		return -1;
+	insn->op = (b[i] >> 3) & 7;
+	insn->reg = gpr_index[(b[i] & 7) | ((rex & 1) << 3)];
+	insn->wide = (rex & 8) != 0;
+	insn->len = (unsigned)i + 1;
+	return 0;
+}
+
+static bool canonical(uint64_t v)
+{
+	return (uint64_t)(((int64_t)v << 16) >> 16) == v;
+}
+
+int sgxemu__fsgsbase_emulate(ucontext_t *uc, sgxemu_read_fn read, void *ctx,
+			     uint64_t *fs, uint64_t *gs)
+{
+	greg_t *g = uc->uc_mcontext.gregs;
+	struct sgxemu_fsgsbase_insn insn;
+	uint64_t rip = (uint64_t)g[REG_RIP], v;
+	uint8_t b[5];
+	size_t n = sizeof(b);
+
+	/* The instruction may end just before an unreadable page. */
+	while (n >= 4 && !read(ctx, rip, b, n))
+		n--;
+	if (n < 4 || sgxemu__fsgsbase_decode(b, n, &insn))
+		return -1;
+	switch (insn.op) {
+	case 0:
+	case 1:
+		v = insn.op == 0 ? *fs : *gs;
+		g[insn.reg] = (greg_t)(insn.wide ? v : (uint32_t)v);
+		break;
+	default:
+		v = (uint64_t)g[insn.reg];
+		if (!insn.wide)
+			v = (uint32_t)v;
+		if (!canonical(v))
+			return 1;	/* #GP(0) */
+		if (insn.op == 2)
+			*fs = v;
+		else
+			*gs = v;
+		break;
+	}
+	g[REG_RIP] = (greg_t)(rip + insn.len);
+	return 0;
+}

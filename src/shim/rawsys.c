@@ -1,0 +1,456 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The program's own SYSCALL instructions: runtimes such as Gramine make
+ * every system call of their loader with a `syscall` of their own, never
+ * through libc, so the interposed libc functions never see them. Those
+ * that concern SGX (device open, ioctl, the mappings of ELRANGE, the
+ * descriptors, signal dispositions, fork) are caught by a seccomp filter
+ * on the system call number and the instruction pointer, and served here
+ * by the same code as the libc-routed calls (interpose.c, stat.c, init.c):
+ * the result goes back in RAX as the kernel would put it.
+ *
+ * Which code counts as the program's: the executable segments of every
+ * loaded object except libc, the dynamic loader, the vDSO and
+ * libsgxemu.so itself, and (SGXEMU_RAW_SYSCALLS=auto, the default) only
+ * those holding the bytes of a SYSCALL at all, so that a program without
+ * raw system calls gets no filter. Calls through libc and every other
+ * system call run as before, with nothing but the filter's few BPF
+ * instructions added to each.
+ *
+ * Seccomp filters outlive execve() and cannot be removed: the filter names
+ * this image's address ranges, which a new image (its own random bases)
+ * does not reuse, and a new image started under sgxemu installs its own.
+ * An unprivileged process needs no_new_privs for a filter: it is set then
+ * (setuid programs it executes later do not gain privileges), or with
+ * SGXEMU_RAW_SYSCALLS=off nothing is installed.
+ *
+ * What is not served: clone3 answers ENOSYS (its flags are behind a
+ * pointer the filter cannot read; callers fall back to clone, whose
+ * thread-creating form runs natively: the engine sets such threads up at
+ * their first ENCLU); vfork and execve run natively; objects loaded by
+ * dlopen() after start-up are not covered.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <linux/audit.h>
+#include <linux/openat2.h>
+#include <linux/filter.h>
+#include <linux/sched.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "shim/shim.h"
+
+#define RAWSYS_MARK	0x5347		/* SECCOMP_RET_DATA of our traps */
+#define MAX_RANGES	32
+#define KSA_RESTORER	0x04000000UL	/* the kernel's SA_RESTORER */
+
+#ifndef SYS_SECCOMP
+#define SYS_SECCOMP	1
+#endif
+
+/* The numbers that concern SGX; every other one runs natively. */
+static const unsigned trapped[] = {
+	SYS_open, SYS_openat, SYS_openat2, SYS_close, SYS_close_range,
+	SYS_dup, SYS_dup2, SYS_dup3, SYS_fcntl, SYS_ioctl,
+	SYS_mmap, SYS_mprotect, SYS_munmap, SYS_mremap,
+	SYS_stat, SYS_fstat, SYS_lstat, SYS_newfstatat, SYS_statx,
+	SYS_access, SYS_faccessat, SYS_faccessat2,
+	SYS_rt_sigaction, SYS_sigaltstack, SYS_fork, SYS_clone3,
+};
+
+struct xrange {
+	uint64_t lo, hi;
+};
+
+static struct xrange ranges[MAX_RANGES];
+static int nr_ranges;
+static bool scan_all;			/* SGXEMU_RAW_SYSCALLS=on */
+static bool armed;			/* our SIGSYS handler is in place */
+static struct sigaction app_act;	/* the program's SIGSYS */
+static pthread_mutex_t act_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The kernel's struct sigaction for rt_sigaction (x86-64). */
+struct ksigaction {
+	void *handler;
+	unsigned long flags;
+	void *restorer;
+	uint64_t mask;
+};
+
+/* --- which code is the program's ---------------------------------------- */
+
+static bool system_object(const char *name)
+{
+	const char *base = strrchr(name, '/');
+
+	base = base ? base + 1 : name;
+	return !strncmp(base, "libc.so", 7) || !strncmp(base, "ld-linux", 8) ||
+	       !strncmp(base, "linux-vdso", 10);
+}
+
+static bool has_syscall_bytes(uint64_t lo, uint64_t hi)
+{
+	return memmem((const void *)(uintptr_t)lo, hi - lo, "\x0f\x05", 2);
+}
+
+static int collect(struct dl_phdr_info *info, size_t size, void *data)
+{
+	uintptr_t self = (uintptr_t)&shim_rawsys_init;
+
+	(void)size;
+	(void)data;
+	if (system_object(info->dlpi_name))
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uint64_t lo = info->dlpi_addr + ph->p_vaddr;
+		uint64_t hi = lo + ph->p_memsz;
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		if (self >= lo && self < hi)
+			return 0;		/* libsgxemu.so */
+		if (!scan_all && !has_syscall_bytes(lo, hi))
+			continue;
+		if (nr_ranges == MAX_RANGES) {
+			shim_log("rawsys: more than %d objects with SYSCALL; "
+				 "%s not covered", MAX_RANGES, info->dlpi_name);
+			return 0;
+		}
+		shim_log("rawsys: %s: SYSCALL range %#lx-%#lx",
+			 *info->dlpi_name ? info->dlpi_name : "(program)",
+			 (unsigned long)lo, (unsigned long)hi);
+		ranges[nr_ranges].lo = lo;
+		ranges[nr_ranges].hi = hi;
+		nr_ranges++;
+	}
+	return 0;
+}
+
+/* --- the filter ------------------------------------------------------------ */
+
+#define IP_LO	(offsetof(struct seccomp_data, instruction_pointer))
+#define IP_HI	(offsetof(struct seccomp_data, instruction_pointer) + 4)
+
+static void emit(struct sock_filter *f, int *n, uint16_t code, uint32_t k,
+		 uint8_t jt, uint8_t jf)
+{
+	f[(*n)++] = (struct sock_filter)BPF_JUMP(code, k, jt, jf);
+}
+
+/*
+ * ALLOW unless the architecture is x86-64, the number is one of trapped[]
+ * and the instruction pointer (the address after the SYSCALL) lies in
+ * (lo, hi] of a range. Each range is a block of 11 instructions ending in
+ * its own TRAP, so that every jump stays short; 64-bit bounds are
+ * compared as (high word, low word).
+ */
+static int build_filter(struct sock_filter *f)
+{
+	const int nt = sizeof(trapped) / sizeof(*trapped);
+	int n = 0;
+
+	emit(f, &n, BPF_LD | BPF_W | BPF_ABS,
+	     offsetof(struct seccomp_data, arch), 0, 0);
+	emit(f, &n, BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0);
+	emit(f, &n, BPF_RET | BPF_K, SECCOMP_RET_ALLOW, 0, 0);
+	emit(f, &n, BPF_LD | BPF_W | BPF_ABS,
+	     offsetof(struct seccomp_data, nr), 0, 0);
+	for (int i = 0; i < nt; i++)
+		emit(f, &n, BPF_JMP | BPF_JEQ | BPF_K, trapped[i],
+		     (uint8_t)(nt - i), 0);
+	emit(f, &n, BPF_RET | BPF_K, SECCOMP_RET_ALLOW, 0, 0);
+	for (int r = 0; r < nr_ranges; r++) {
+		uint64_t lo = ranges[r].lo + 2, hi = ranges[r].hi;
+
+		/* IP >= lo */
+		emit(f, &n, BPF_LD | BPF_W | BPF_ABS, IP_HI, 0, 0);
+		emit(f, &n, BPF_JMP | BPF_JGT | BPF_K, (uint32_t)(lo >> 32), 3, 0);
+		emit(f, &n, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)(lo >> 32), 0, 8);
+		emit(f, &n, BPF_LD | BPF_W | BPF_ABS, IP_LO, 0, 0);
+		emit(f, &n, BPF_JMP | BPF_JGE | BPF_K, (uint32_t)lo, 0, 6);
+		/* IP <= hi */
+		emit(f, &n, BPF_LD | BPF_W | BPF_ABS, IP_HI, 0, 0);
+		emit(f, &n, BPF_JMP | BPF_JGE | BPF_K, (uint32_t)(hi >> 32), 0, 3);
+		emit(f, &n, BPF_JMP | BPF_JGT | BPF_K, (uint32_t)(hi >> 32), 3, 0);
+		emit(f, &n, BPF_LD | BPF_W | BPF_ABS, IP_LO, 0, 0);
+		emit(f, &n, BPF_JMP | BPF_JGT | BPF_K, (uint32_t)hi, 1, 0);
+		emit(f, &n, BPF_RET | BPF_K, SECCOMP_RET_TRAP | RAWSYS_MARK, 0, 0);
+	}
+	emit(f, &n, BPF_RET | BPF_K, SECCOMP_RET_ALLOW, 0, 0);
+	return n;
+}
+
+static int install_filter(void)
+{
+	static struct sock_filter f[8 + 32 + MAX_RANGES * 11];
+	struct sock_fprog prog = { .filter = f };
+
+	prog.len = (unsigned short)build_filter(f);
+	if (!syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+		     SECCOMP_FILTER_FLAG_TSYNC, &prog))
+		return 0;
+	if (errno != EACCES)
+		return -errno;
+	/* Not privileged: a filter needs no_new_privs. */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -errno;
+	shim_log("rawsys: no_new_privs set for the raw system call filter");
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+		    SECCOMP_FILTER_FLAG_TSYNC, &prog))
+		return -errno;
+	return 0;
+}
+
+/* --- serving a call ---------------------------------------------------- */
+
+static long ret_of(long r)
+{
+	return r < 0 ? -errno : r;
+}
+
+static long ptr_ret(void *p)
+{
+	return p == MAP_FAILED ? -errno : (long)(uintptr_t)p;
+}
+
+static long raw_rt_sigaction(int sig, const struct ksigaction *kact,
+			     struct ksigaction *kold, size_t setsize)
+{
+	struct sigaction act, old;
+
+	if (setsize != sizeof(uint64_t))
+		return -EINVAL;
+	if (kact) {
+		memset(&act, 0, sizeof(act));
+		act.sa_handler = (sighandler_t)kact->handler;
+		/* libc supplies its own restorer, as for any sigaction(). */
+		act.sa_flags = (int)(kact->flags & ~KSA_RESTORER);
+		sigemptyset(&act.sa_mask);
+		for (int s = 1; s <= 64; s++)
+			if (kact->mask & (1ULL << (s - 1)))
+				sigaddset(&act.sa_mask, s);
+	}
+	if (shim_app_sigaction(sig, kact ? &act : NULL, kold ? &old : NULL))
+		return -errno;
+	if (kold) {
+		memset(kold, 0, sizeof(*kold));
+		kold->handler = (void *)old.sa_handler;
+		kold->flags = (unsigned long)(unsigned)old.sa_flags;
+		kold->restorer = (void *)old.sa_restorer;
+		for (int s = 1; s <= 64; s++)
+			if (sigismember(&old.sa_mask, s) == 1)
+				kold->mask |= 1ULL << (s - 1);
+	}
+	return 0;
+}
+
+static long raw_openat2(int dirfd, const char *path, const struct open_how *how,
+			size_t size)
+{
+	if (shim_maybe_dev(path) && how && size >= sizeof(*how) &&
+	    !how->resolve)
+		return ret_of(openat(dirfd, path, (int)how->flags,
+				     (mode_t)how->mode));
+	return syscall(SYS_openat2, dirfd, path, how, size) < 0 ? -errno : 0;
+}
+
+static long serve(unsigned nr, const long *a)
+{
+	void *p0 = (void *)a[0], *p1 = (void *)a[1];
+
+	switch (nr) {
+	case SYS_open:
+		return ret_of(open(p0, (int)a[1], (mode_t)a[2]));
+	case SYS_openat:
+		return ret_of(openat((int)a[0], p1, (int)a[2], (mode_t)a[3]));
+	case SYS_openat2:
+		return raw_openat2((int)a[0], p1, (void *)a[2], (size_t)a[3]);
+	case SYS_close:
+		return ret_of(close((int)a[0]));
+	case SYS_close_range:
+		return ret_of(close_range((unsigned)a[0], (unsigned)a[1],
+					  (int)a[2]));
+	case SYS_dup:
+		return ret_of(dup((int)a[0]));
+	case SYS_dup2:
+		return ret_of(dup2((int)a[0], (int)a[1]));
+	case SYS_dup3:
+		return ret_of(dup3((int)a[0], (int)a[1], (int)a[2]));
+	case SYS_fcntl:
+		return ret_of(fcntl((int)a[0], (int)a[1], a[2]));
+	case SYS_ioctl:
+		return ret_of(ioctl((int)a[0], (unsigned long)a[1], a[2]));
+	case SYS_mmap:
+		return ptr_ret(shim_app_mmap(p0, (size_t)a[1], (int)a[2],
+					     (int)a[3], (int)a[4], (off_t)a[5]));
+	case SYS_mprotect:
+		return ret_of(shim_app_mprotect(p0, (size_t)a[1], (int)a[2]));
+	case SYS_munmap:
+		return ret_of(shim_app_munmap(p0, (size_t)a[1]));
+	case SYS_mremap:
+		return ptr_ret(shim_app_mremap(p0, (size_t)a[1], (size_t)a[2],
+					       (int)a[3], (void *)a[4], false));
+	case SYS_stat:
+		return ret_of(stat(p0, (void *)a[1]));
+	case SYS_lstat:
+		return ret_of(lstat(p0, (void *)a[1]));
+	case SYS_fstat:
+		return ret_of(fstat((int)a[0], (void *)a[1]));
+	case SYS_newfstatat:
+		return ret_of(fstatat((int)a[0], p1, (void *)a[2], (int)a[3]));
+	case SYS_statx:
+		return ret_of(statx((int)a[0], p1, (int)a[2], (unsigned)a[3],
+				    (void *)a[4]));
+	case SYS_access:
+		return ret_of(access(p0, (int)a[1]));
+	case SYS_faccessat:
+		return ret_of(faccessat((int)a[0], p1, (int)a[2], 0));
+	case SYS_faccessat2:
+		return ret_of(faccessat((int)a[0], p1, (int)a[2], (int)a[3]));
+	case SYS_rt_sigaction:
+		return raw_rt_sigaction((int)a[0], p1, (void *)a[2],
+					(size_t)a[3]);
+	case SYS_sigaltstack:
+		return ret_of(sigaltstack(p0, p1));
+	case SYS_fork:
+		return ret_of(fork());
+	case SYS_clone3:
+		return -ENOSYS;
+	default:
+		return -ENOSYS;
+	}
+}
+
+/* --- SIGSYS -------------------------------------------------------------- */
+
+/* A SIGSYS that is not ours: the program's disposition. */
+static void chain(int sig, siginfo_t *si, ucontext_t *uc)
+{
+	struct sigaction a;
+	sigset_t mask;
+
+	pthread_mutex_lock(&act_lock);
+	a = app_act;
+	pthread_mutex_unlock(&act_lock);
+	if (!(a.sa_flags & SA_SIGINFO) &&
+	    (a.sa_handler == SIG_DFL || a.sa_handler == SIG_IGN)) {
+		struct sigaction dfl;
+
+		if (a.sa_handler == SIG_IGN)
+			return;
+		/* The default action (death with a core) for this signal. */
+		memset(&dfl, 0, sizeof(dfl));
+		dfl.sa_handler = SIG_DFL;
+		shim_app_sigaction(sig, &dfl, NULL);
+		sigdelset(&uc->uc_sigmask, sig);
+		syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
+		return;
+	}
+	mask = uc->uc_sigmask;
+	for (int s = 1; s < NSIG; s++)
+		if (sigismember(&a.sa_mask, s))
+			sigaddset(&mask, s);
+	if (!(a.sa_flags & SA_NODEFER))
+		sigaddset(&mask, sig);
+	pthread_sigmask(SIG_SETMASK, &mask, NULL);
+	if (a.sa_flags & SA_SIGINFO)
+		a.sa_sigaction(sig, si, uc);
+	else
+		a.sa_handler(sig);
+}
+
+static void rawsys_handler(int sig, siginfo_t *si, void *ctx)
+{
+	ucontext_t *uc = ctx;
+	greg_t *g = uc->uc_mcontext.gregs;
+	long a[6];
+	int saved = errno;
+
+	if (si->si_code != SYS_SECCOMP || si->si_errno != RAWSYS_MARK) {
+		chain(sig, si, uc);
+		errno = saved;
+		return;
+	}
+	a[0] = g[REG_RDI];
+	a[1] = g[REG_RSI];
+	a[2] = g[REG_RDX];
+	a[3] = g[REG_R10];
+	a[4] = g[REG_R8];
+	a[5] = g[REG_R9];
+	/* The instruction pointer is past the SYSCALL already. */
+	g[REG_RAX] = serve((unsigned)si->si_syscall, a);
+	/* A thread the engine set up just now (its sigaltstack() call). */
+	if (si->si_syscall == SYS_sigaltstack)
+		sgxemu__sigreturn_altstack(uc);
+	errno = saved;
+}
+
+bool shim_rawsys_owns(int sig)
+{
+	return armed && sig == SIGSYS;
+}
+
+int shim_rawsys_sigaction(int sig, const struct sigaction *act,
+			  struct sigaction *old)
+{
+	if (sig != SIGSYS) {
+		errno = EINVAL;
+		return -1;
+	}
+	pthread_mutex_lock(&act_lock);
+	if (old)
+		*old = app_act;
+	if (act)
+		app_act = *act;
+	pthread_mutex_unlock(&act_lock);
+	return 0;
+}
+
+void shim_rawsys_init(void)
+{
+	const char *mode = getenv("SGXEMU_RAW_SYSCALLS");
+	struct sigaction sa;
+	int ret;
+
+	if (mode && !strcmp(mode, "off"))
+		return;
+	scan_all = mode && !strcmp(mode, "on");
+	dl_iterate_phdr(collect, NULL);
+	if (!nr_ranges)
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = rawsys_handler;
+	/* SA_NODEFER: a raw call in the program's own SIGSYS handler. */
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	if (shim_app_sigaction(SIGSYS, NULL, &app_act) ||
+	    sigaction(SIGSYS, &sa, NULL)) {
+		shim_log("rawsys: SIGSYS handler not installed: %s",
+			 strerror(errno));
+		return;
+	}
+	armed = true;
+	ret = install_filter();
+	if (ret) {
+		armed = false;
+		sigaction(SIGSYS, &app_act, NULL);
+		shim_log("rawsys: raw system calls not served (seccomp: %s)",
+			 strerror(-ret));
+		return;
+	}
+	shim_log("rawsys: raw system calls of %d code range%s served",
+		 nr_ranges, nr_ranges == 1 ? "" : "s");
+}

@@ -142,9 +142,11 @@ bool sgxemu__epc_fork_reap(void)
 			p[n].events = 0;
 			id[n++] = t;
 		}
+	/* POLLNVAL (the program closed our descriptor) proves nothing
+	 * about the child: that token stays, its enclaves shared. */
 	if (n && poll(p, (nfds_t)n, 0) > 0)
 		for (int i = 0; i < n; i++)
-			if (p[i].revents) {
+			if (p[i].revents & (POLLHUP | POLLERR)) {
 				close(tok_fd[id[i]]);
 				dead |= 1ULL << id[i];
 			}

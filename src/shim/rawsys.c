@@ -96,8 +96,15 @@ static bool system_object(const char *name)
 	const char *base = strrchr(name, '/');
 
 	base = base ? base + 1 : name;
+	/* The sanitizer runtimes make their own raw calls (LeakSanitizer's
+	 * stop-the-world clone and ptrace at exit): trapped, they hang. */
 	return !strncmp(base, "libc.so", 7) || !strncmp(base, "ld-linux", 8) ||
-	       !strncmp(base, "linux-vdso", 10);
+	       !strncmp(base, "linux-vdso", 10) ||
+	       !strncmp(base, "libasan.so", 10) ||
+	       !strncmp(base, "libubsan.so", 11) ||
+	       !strncmp(base, "liblsan.so", 10) ||
+	       !strncmp(base, "libtsan.so", 10) ||
+	       !strncmp(base, "libclang_rt.", 12);
 }
 
 static bool has_syscall_bytes(uint64_t lo, uint64_t hi)

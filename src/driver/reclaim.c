@@ -41,6 +41,7 @@ static int rr_cursor;
 static int ksgxd_efd = -1;
 static pid_t ksgxd_pid;
 static atomic_bool ewb_warned;
+static atomic_bool exiting;
 
 void sgxemu__paging_lock(void)
 {
@@ -179,7 +180,7 @@ size_t sgxemu__reclaim_batch(bool direct)
 		return 0;
 	sgxemu__paging_lock();
 	sgxemu__epc_fork_reap();
-	e = pick_enclave();
+	e = atomic_load(&exiting) ? NULL : pick_enclave();
 	if (!e)
 		goto out;
 	pg = e->pg;
@@ -320,8 +321,28 @@ void sgxemu__paging_lock_reinit(void)
 	pthread_mutexattr_destroy(&a);
 }
 
+/*
+ * At exit OpenSSL's own atexit handler frees its locks, and an EWB after
+ * that crashes in EVP_CipherInit_ex (ksgxd, still running, did so while
+ * LeakSanitizer held the exit up). This handler is registered after
+ * OpenSSL's (ECREATE has used it), so it runs first: it waits for the
+ * batch in flight, and none starts afterwards.
+ */
+static void reclaim_at_exit(void)
+{
+	atomic_store(&exiting, true);
+	sgxemu__paging_lock();
+	sgxemu__paging_unlock();
+}
+
+static void register_exit(void)
+{
+	atexit(reclaim_at_exit);
+}
+
 void sgxemu__ksgxd_start(void)
 {
+	static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
 	static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
 	const char *v = getenv("SGXEMU_EPC_RECLAIM");
 	pthread_attr_t attr;
@@ -330,6 +351,7 @@ void sgxemu__ksgxd_start(void)
 
 	enabled = !(v && !strcmp(v, "0"));
 	sgxemu__epc_fork_register();
+	pthread_once(&exit_once, register_exit);
 	pthread_mutex_lock(&start_lock);
 	/* Once per process: a forked child starts its own. */
 	if (!enabled || ksgxd_pid == getpid())

@@ -450,6 +450,17 @@ static void exception(struct sgxemu_tcb *tcb, int signo, siginfo_t *info,
 		      unsigned vector, uint32_t errcd, uint64_t maddr,
 		      uint64_t fault_rip)
 {
+	if (sgxemu__platform.debug) {
+		sgxemu__write_str("sgxemu: exception in enclave mode: AEX, vector ");
+		sgxemu__write_hex(vector);
+		sgxemu__write_str(" err ");
+		sgxemu__write_hex(errcd);
+		sgxemu__write_str(" addr ");
+		sgxemu__write_hex(maddr);
+		sgxemu__write_str(" rip ");
+		sgxemu__write_hex(fault_rip);
+		sgxemu__write_str("\n");
+	}
 	do_aex(tcb, uc, save, true, vector, errcd, maddr, fault_rip);
 	report(signo, info, uc, vector, errcd,
 	       vector == X86_TRAP_PF ? maddr & ~(SGX_PAGE_SIZE - 1) : 0,
@@ -722,6 +733,15 @@ bool sgxemu__host_enclu(const struct sgxemu_event *ev, siginfo_t *info,
 			tcs & ~(SGX_PAGE_SIZE - 1) : 0;
 
 		drop_guard(tcb);
+		if (sgxemu__platform.debug) {
+			sgxemu__write_str("sgxemu: ENCLU leaf ");
+			sgxemu__write_hex(leaf);
+			sgxemu__write_str(" at TCS ");
+			sgxemu__write_hex(tcs);
+			sgxemu__write_str(" refused (SGX fault/error ");
+			sgxemu__write_hex((uint64_t)ret);
+			sgxemu__write_str(")\n");
+		}
 		/* The fault is the ENCLU's: as if at the AEP for the
 		 * trampoline (whose "ENCLU" is the caller's call). */
 		g[REG_RSP] = rsp;
@@ -733,8 +753,10 @@ bool sgxemu__host_enclu(const struct sgxemu_event *ev, siginfo_t *info,
 	tcb->encl = e;
 	tcb->in_enclave = true;
 	sgxemu__kick_enter(tcb, e);
-	tcb->host_fs = sgxemu__rdfsbase();
-	tcb->host_gs = sgxemu__rdgsbase();
+	/* The interrupted host bases, as the stub saved them (the handler
+	 * itself may run on the TCB's recorded ones). */
+	tcb->host_fs = save->fs;
+	tcb->host_gs = save->gs;
 	if (leaf == SGX_EENTER) {
 		g[REG_RAX] = lp->cssa;
 		g[REG_RCX] = next;

@@ -33,6 +33,7 @@
 #define TCB_HOST_GS	16
 #define TCB_ENC_FS	24
 #define TCB_ENC_GS	32
+#define TCB_FS_HINT	40
 
 #define SLOT_SHIFT	18	/* 256 KiB per thread */
 #define SLOT_SIZE	(1 << SLOT_SHIFT)
@@ -129,6 +130,9 @@ struct sgxemu_tcb {
 	uint64_t host_gs;		/* TCB_HOST_GS */
 	uint64_t enc_fs;		/* TCB_ENC_FS */
 	uint64_t enc_gs;		/* TCB_ENC_GS */
+	/* The FS base enclave code last ran with, where the kernel does not
+	 * track RD/WRFSBASE (TCB_FS_HINT, fsgsbase.c). */
+	uint64_t fs_hint;
 	uint64_t magic;
 	/* The fast path's state for a signal inside its commit window. */
 	uint64_t entry_rip, entry_rax, entry_rcx, entry_rsp, entry_rflags;
@@ -157,11 +161,18 @@ extern uintptr_t sgxemu__alt_base, sgxemu__alt_len;
 extern uint8_t sgxemu__have_fsgsbase;
 /* The platform offers FSGSBASE the host kernel does not (fsgsbase.c). */
 extern bool sgxemu__fsgsbase_emulated;
+/* RD/WR{FS,GS}BASE execute in user mode without kernel support: the stub
+ * reads the live bases (fsgsbase.c). */
+extern uint8_t sgxemu__fsgsbase_unmanaged;
+bool sgxemu__fsgsbase_probe_unmanaged(void);
 
 /* entry.S */
 void sgxemu__sig_entry(int, siginfo_t *, void *);
 extern char sgxemu__restorer[], sgxemu__restorer_end[];
 extern char sgxemu__commit_start[], sgxemu__commit_end[];
+/* The fast path's arch_prctl switch to the enclave's bases (no FSGSBASE):
+ * still host mode, but with the enclave's GS from its first system call. */
+extern char sgxemu__switch_start[];
 extern char sgxemu__enclu_trap[];
 extern char sgxemu__api_aep[], sgxemu__api_eexit[], sgxemu__api_fixup[];
 void sgxemu__api_enter(struct sgxemu_run *run);
@@ -195,6 +206,7 @@ struct sgxemu_platform {
 	struct sgx_cpu cpu;
 	bool guard;
 	bool host_enclu;
+	bool debug;		/* SGXEMU_DEBUG: refused entries, AEXs */
 	bool ready;
 };
 extern struct sgxemu_platform sgxemu__platform;

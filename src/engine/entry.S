@@ -87,6 +87,9 @@ sgxemu__enclu_entry_local:
 	 * the system calls clobber is reloaded from the frame below.
 	 */
 	mov	%rax, %rdx			/* TCB */
+	.globl	sgxemu__switch_start
+	.hidden	sgxemu__switch_start
+sgxemu__switch_start:
 	mov	TCB_ENC_GS(%rdx), %rsi
 	cmp	TCB_HOST_GS(%rdx), %rsi
 	je	2f
@@ -203,16 +206,34 @@ sgxemu__sig_entry:
 	 * No FSGSBASE: arch_prctl, each one a system call, so as few as
 	 * the state allows. Interrupted in enclave mode, FS and GS hold the
 	 * TCS's bases (enclave code cannot change them without FSGSBASE or
-	 * system calls); in host mode they are read. GS stays as it is for
-	 * the handler (user space on x86-64 Linux does not use it).
+	 * system calls); in host mode they are read. The handler gets the
+	 * host's FS, and after an interruption in enclave mode the host's GS
+	 * too: the program's handlers run from here, and runtimes keep their
+	 * thread data in GS (Gramine's loader). In host mode GS is left as
+	 * the program has it.
 	 */
 	sub	$16, %rsp
 	cmpq	$SEL_BLOCK, 16(%rsp)		/* save.selector */
 	jne	5f
-	mov	TCB_ENC_FS(%rbx), %rax
+	cmpb	$0, sgxemu__fsgsbase_unmanaged(%rip)
+	je	10f
+	/* The instructions run but the kernel does not track them: the
+	 * enclave may have written its bases, so read the live ones. */
+	rdfsbase %rax
+	mov	%rax, TCB_ENC_FS(%rbx)
+	mov	%rax, TCB_FS_HINT(%rbx)
+	rdgsbase %rax
+	mov	%rax, TCB_ENC_GS(%rbx)
+10:	mov	TCB_ENC_FS(%rbx), %rax
 	mov	%rax, 8(%rsp)
 	mov	TCB_ENC_GS(%rbx), %rax
 	mov	%rax, (%rsp)
+	mov	TCB_HOST_GS(%rbx), %rsi
+	cmp	%rax, %rsi
+	je	6f
+	mov	$158, %eax
+	mov	$0x1001, %edi			/* ARCH_SET_GS */
+	syscall
 	jmp	6f
 5:	mov	$158, %eax			/* arch_prctl */
 	mov	$0x1003, %edi			/* ARCH_GET_FS */
@@ -234,7 +255,10 @@ sgxemu__sig_entry:
 	mov	%r14, %rdx
 	/* The bases loaded now, to skip rewriting them unchanged below. */
 	mov	(%rsp), %r13			/* GS */
-	mov	TCB_HOST_FS(%rbx), %r14		/* FS */
+	cmpq	$SEL_BLOCK, 16(%rsp)
+	jne	9f
+	mov	TCB_HOST_GS(%rbx), %r13		/* loaded above */
+9:	mov	TCB_HOST_FS(%rbx), %r14		/* FS */
 	mov	%rbx, %rcx			/* tcb */
 	mov	%rsp, %r8			/* save */
 	mov	%rsp, %r15
@@ -256,7 +280,31 @@ sgxemu__sig_entry:
 	mov	$0x1001, %edi			/* ARCH_SET_GS */
 	syscall
 7:	mov	8(%rsp), %rsi
-	cmp	%r14, %rsi
+	cmpb	$0, sgxemu__fsgsbase_unmanaged(%rip)
+	je	11f
+	cmpq	$SEL_BLOCK, 16(%rsp)
+	jne	11f
+	mov	TCB_FS_HINT(%rbx), %rax
+	test	%rax, %rax
+	jz	11f
+	cmp	%rax, %rsi
+	je	11f
+	/*
+	 * Into enclave mode on an untracked FSGSBASE, with an architectural
+	 * FS (the TCS's, at EENTER) other than the one the enclave last ran
+	 * with: the register gets the architectural value, the kernel (which
+	 * restores its own copy at every context switch) the one the enclave
+	 * is about to write again, as runtimes do after each entry
+	 * (fsgsbase.c).
+	 */
+	mov	%rax, %rsi
+	mov	$158, %eax
+	mov	$0x1002, %edi			/* ARCH_SET_FS */
+	syscall
+	mov	8(%rsp), %rax
+	wrfsbase %rax
+	jmp	8f
+11:	cmp	%r14, %rsi
 	je	8f
 	mov	$158, %eax
 	mov	$0x1002, %edi			/* ARCH_SET_FS */

@@ -14,6 +14,15 @@
  * engine's signal stub writes back with arch_prctl. One trap each, so only
  * the rare writes of a runtime are affordable, which is what runtimes do.
  *
+ * Some hosts (paravirtualised guests) run the instructions without a
+ * fault although their kernel does not support them: then the kernel
+ * restores, at every context switch, the bases last set by arch_prctl.
+ * There the engine reads the live bases whenever enclave mode is
+ * interrupted and hands a changed one to the kernel when it returns, so
+ * a base the enclave wrote survives every exit, AEX and later context
+ * switch; one written since the last interruption can still be lost at a
+ * preemption before the next one (a documented deviation: `sgxemu info`).
+ *
  * Encoding (SDM Vol. 2): F3 [REX] 0F AE /r with mod = 11; reg 0 RDFSBASE,
  * 1 RDGSBASE, 2 WRFSBASE, 3 WRGSBASE; REX.W selects 64-bit operands
  * (otherwise 32-bit, zero-extended), REX.B the high registers. A write of
@@ -22,6 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "engine/engine.h"
 
@@ -31,6 +42,30 @@
  * them off and SGXEMU_FSGSBASE is not "0". The host's own HWCAP2 is read
  * from glibc's copy, which the shim's change to the vector does not touch.
  */
+/*
+ * Whether RDFSBASE works in user mode although the kernel does not say so
+ * (CR4.FSGSBASE set under a kernel without FSGSBASE support: some
+ * paravirtualised guests). Then nothing traps, and the kernel keeps only
+ * the bases set with arch_prctl across a context switch. Tried in a child,
+ * which a #UD kills.
+ */
+bool sgxemu__fsgsbase_probe_unmanaged(void)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		uint64_t v;
+
+		__asm__ volatile("rdfsbase %0" : "=r"(v));
+		(void)v;
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return false;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 bool sgxemu_fsgsbase_emulated(void)
 {
 	const char *v = getenv("SGXEMU_FSGSBASE");

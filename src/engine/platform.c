@@ -165,6 +165,7 @@ static int platform_create(void)
 		pending.guard : env_flag("SGXEMU_GUARD", 0);
 	sgxemu__platform.host_enclu = pending.host_enclu >= 0 ?
 		pending.host_enclu : env_flag("SGXEMU_HOST_ENCLU", 1);
+	sgxemu__platform.debug = env_flag("SGXEMU_DEBUG", 0);
 	sgxemu__guard_init(sgxemu__platform.guard);
 	sgx_xsave_layout_init();
 	sgxemu__fault_style_init();

@@ -294,6 +294,27 @@ static bool host_fsgsbase(ucontext_t *uc, struct sgxemu_sigsave *save)
 }
 
 /*
+ * The program's handler for a signal in host mode. Inside the fast path's
+ * switch to the enclave's bases (no FSGSBASE) GS may be the enclave's
+ * already: the handler gets the host's, and the switch its own back.
+ */
+static void chain_host(int signo, siginfo_t *info, ucontext_t *uc,
+		       struct sgxemu_tcb *tcb, struct sgxemu_sigsave *save)
+{
+	uint64_t rip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+	bool window = tcb && save && !sgxemu__have_fsgsbase &&
+		      rip >= (uint64_t)(uintptr_t)sgxemu__switch_start &&
+		      rip < (uint64_t)(uintptr_t)sgxemu__commit_start &&
+		      save->gs != tcb->host_gs;
+
+	if (window)
+		syscall(SYS_arch_prctl, ARCH_SET_GS, tcb->host_gs);
+	sgxemu__chain(signo, info, uc, sync_fault(signo, info));
+	if (window)
+		syscall(SYS_arch_prctl, ARCH_SET_GS, save->gs);
+}
+
+/*
  * Every signal in host mode, on a thread with a TCB (@tcb, @save) or one
  * never set up (both NULL). ENCLU is recognised first, by instruction and
  * not by signal, so that an Intel host's #PF for an EENTER on a paged-out
@@ -336,7 +357,7 @@ static void host_signal(int signo, siginfo_t *info, ucontext_t *uc,
 		return;
 	if ((signo == SIGSEGV || signo == SIGBUS) && sync_fault(signo, info))
 		guard_report(info, uc);
-	sgxemu__chain(signo, info, uc, sync_fault(signo, info));
+	chain_host(signo, info, uc, tcb, save);
 }
 
 void sgxemu__signal(int signo, siginfo_t *info, ucontext_t *uc,

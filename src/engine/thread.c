@@ -41,11 +41,13 @@ _Static_assert(offsetof(struct sgxemu_tcb, host_fs) == TCB_HOST_FS, "tcb");
 _Static_assert(offsetof(struct sgxemu_tcb, host_gs) == TCB_HOST_GS, "tcb");
 _Static_assert(offsetof(struct sgxemu_tcb, enc_fs) == TCB_ENC_FS, "tcb");
 _Static_assert(offsetof(struct sgxemu_tcb, enc_gs) == TCB_ENC_GS, "tcb");
+_Static_assert(offsetof(struct sgxemu_tcb, fs_hint) == TCB_FS_HINT, "tcb");
 _Static_assert(sizeof(struct sgxemu_tcb) <= 4096, "tcb fits its page");
 
 uintptr_t sgxemu__alt_base, sgxemu__alt_len;
 uint8_t sgxemu__have_fsgsbase;
 bool sgxemu__fsgsbase_emulated;
+uint8_t sgxemu__fsgsbase_unmanaged;
 
 static _Atomic uint64_t slot_bits[NR_SLOTS / 64];
 static pthread_key_t tcb_key;
@@ -156,6 +158,8 @@ int sgxemu__thread_init_global(void)
 	if (getenv("SGXEMU_NO_FSGSBASE"))
 		sgxemu__have_fsgsbase = 0;
 	sgxemu__fsgsbase_emulated = sgxemu_fsgsbase_emulated();
+	if (!sgxemu__have_fsgsbase && !getenv("SGXEMU_NO_FSGSBASE"))
+		sgxemu__fsgsbase_unmanaged = sgxemu__fsgsbase_probe_unmanaged();
 	p = mmap(NULL, len + SLOT_SIZE, PROT_NONE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (p == MAP_FAILED)

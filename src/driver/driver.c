@@ -29,7 +29,9 @@ static struct sgx_file *all_files;
 
 void sgx_drv_vlog(const char *fmt, va_list ap)
 {
-	char buf[256];
+	/* Room for a long program path in a line (the shim's CPUID report
+	 * names the object); still small enough for a signal stack. */
+	char buf[512];
 	int n;
 
 	n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);

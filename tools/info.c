@@ -113,11 +113,33 @@ static int info_json(void)
 	printf("%s,\"engine\":{\"enclu_trap\":{\"signal\":\"%s\","
 	       "\"vector\":%u,\"error_code\":%u},\"eenter_trap\":{"
 	       "\"signal\":\"%s\",\"vector\":%u,\"error_code\":%u},"
-	       "\"fault_style\":\"%s\"}}\n", buf, signal_name(t.signo),
+	       "\"fault_style\":\"%s\",\"fsgsbase\":\"%s\","
+	       "\"cpuid\":\"%s\"}}\n", buf, signal_name(t.signo),
 	       t.vector, t.error_code, signal_name(t.eenter_signo),
 	       t.eenter_vector, t.eenter_error_code,
-	       t.forced ? t.forced : "native");
+	       t.forced ? t.forced : "native", sgxemu_fsgsbase_mode(),
+	       sgxemu_cpuid_mechanism());
 	return CLI_EXIT_OK;
+}
+
+/* Where RD/WR{FS,GS}BASE come from on this host (fsgsbase.c). */
+static void print_fsgsbase(void)
+{
+	const char *m = sgxemu_fsgsbase_mode();
+
+	printf("FSGSBASE:         %s", m);
+	if (!strcmp(m, "kernel"))
+		printf(" (the host kernel's)\n");
+	else if (!strcmp(m, "emulated"))
+		printf(" (the host kernel has them off: #UD, done by the engine, "
+		       "one trap each; HWCAP2_FSGSBASE set under `sgxemu run`)\n");
+	else if (!strcmp(m, "untracked"))
+		printf(" (they run, but this kernel does not support them: a base "
+		       "enclave code wrote since its last exit or AEX can be lost "
+		       "at a context switch; HWCAP2_FSGSBASE set under `sgxemu "
+		       "run`)\n");
+	else
+		printf(" (SGXEMU_FSGSBASE=0: not offered)\n");
 }
 
 /* How host CPUID answers as this part under `sgxemu run` here. */
@@ -233,6 +255,7 @@ static int info_main(int argc, char **argv)
 	       sgxemu_guard() ? "on" : "off");
 	print_trap();
 	print_cpuid();
+	print_fsgsbase();
 	return cpu ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 }
 

@@ -94,6 +94,15 @@ int sgxemu_cpuid(uint32_t leaf, uint32_t subleaf, uint32_t regs[4]);
  * auxiliary vector. SGXEMU_FSGSBASE=0 turns this off.
  */
 bool sgxemu_fsgsbase_emulated(void);
+/*
+ * FSGSBASE on this host: "kernel" (the host kernel's, HWCAP2_FSGSBASE),
+ * "emulated" (the instructions are #UD here; the engine does them, one
+ * trap each), "untracked" (they run, but this kernel restores only the
+ * bases set by arch_prctl at a context switch: a base enclave code wrote
+ * since its last interruption can be lost at a preemption), or "off"
+ * (SGXEMU_FSGSBASE=0 on a host without them).
+ */
+const char *sgxemu_fsgsbase_mode(void);
 
 /*
  * How `sgxemu run` makes host CPUID instructions answer as above on this

@@ -95,7 +95,7 @@ struct sgx_cpu_config {
 	unsigned nr_sections;		/* 0 = 1 */
 	uint64_t xfrm_supported;	/* 0 = this CPU's XCR0 */
 	uint32_t miscselect_supported;	/* CPUID.(12H,0):EBX; 0 = EXINFO */
-	uint8_t  max_enclave_size_64;	/* log2; 0 = 36 (64 GiB) */
+	uint8_t  max_enclave_size_64;	/* log2; 0 = 47 (128 TiB) */
 	bool     sgx2;			/* CPUID.(12H,0):EAX bit 1 */
 };
 

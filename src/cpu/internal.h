@@ -29,7 +29,7 @@
 /* log2 of the largest enclave in 32-bit mode (CPUID.(12H,0):EDX[7:0]). */
 #define SGX_MAX_ENCLAVE_SIZE_32	31
 /* Default log2 of the largest enclave in 64-bit mode (64 GiB exclusive). */
-#define SGX_MAX_ENCLAVE_SIZE_64	36
+#define SGX_MAX_ENCLAVE_SIZE_64	47
 
 static inline bool sgx_aligned(const void *p, uintptr_t align)
 {

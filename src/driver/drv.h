@@ -66,6 +66,13 @@ int sgx_vma_prot_at(const struct sgx_file *f, uint64_t addr);
 int sgx_encl_remap(struct sgxemu_enclave *e, uint64_t addr, size_t len,
 		   int prot);
 
+/* Record window permissions @prot over [addr, addr+len) of ELRANGE, where
+ * no page is yet (encl_map.c); and do it for every window of @f's enclave
+ * once CREATE gave it an ELRANGE (vma.c). */
+void sgx_encl_window_prot(struct sgxemu_enclave *e, uint64_t addr, size_t len,
+			  int prot);
+void sgx_vma_created(struct sgx_file *f);
+
 /* The SGX2 ioctls (ioctl_sgx2.c), after the ioctl gate. */
 long sgx_ioc_sgx2(struct sgx_file *f, unsigned long cmd, unsigned long arg);
 

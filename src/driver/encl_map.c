@@ -33,3 +33,13 @@ int sgx_encl_remap(struct sgxemu_enclave *e, uint64_t addr, size_t len,
 	pthread_mutex_unlock(&e->lock);
 	return ret;
 }
+
+void sgx_encl_window_prot(struct sgxemu_enclave *e, uint64_t addr, size_t len,
+			  int prot)
+{
+	size_t first = (addr - e->base) >> SGX_PAGE_SHIFT;
+
+	pthread_mutex_lock(&e->lock);
+	memset(e->map_prot + first, prot, len >> SGX_PAGE_SHIFT);
+	pthread_mutex_unlock(&e->lock);
+}

@@ -109,6 +109,7 @@ static long ioc_create(struct sgx_file *f, unsigned long arg)
 	if (f->api == SGX_API_MAINLINE)
 		encl->attributes_mask = SGX_ATTR_UNPRIV_MASK;
 	encl->created = true;
+	sgx_vma_created(f);
 	if (f->api == SGX_API_MAINLINE)
 		sgx_edmm_attach(encl);
 	return 0;

@@ -27,15 +27,26 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "driver/paging.h"
 
-static pthread_mutex_t pg_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+/*
+ * The paging lock is recursive (the reclaimer runs inside allocations made
+ * under it), with its owner named by the kernel's thread id: a glibc
+ * recursive mutex names it by the TLS thread descriptor, which a thread
+ * made by a raw clone() shares with its parent (Gramine's), so the two
+ * would both "own" it and load one page twice.
+ */
+static pthread_mutex_t pg_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic pid_t pg_owner;
+static unsigned pg_depth;
 static int enabled = 1;
 static int rr_cursor;
 static int ksgxd_efd = -1;
@@ -43,18 +54,44 @@ static pid_t ksgxd_pid;
 static atomic_bool ewb_warned;
 static atomic_bool exiting;
 
+static pid_t kernel_tid(void)
+{
+	return (pid_t)syscall(SYS_gettid);
+}
+
 void sgxemu__paging_lock(void)
 {
+	pid_t me = kernel_tid();
+
+	if (atomic_load_explicit(&pg_owner, memory_order_relaxed) == me) {
+		pg_depth++;
+		return;
+	}
 	pthread_mutex_lock(&pg_lock);
+	atomic_store_explicit(&pg_owner, me, memory_order_relaxed);
+	pg_depth = 1;
 }
 
 bool sgxemu__paging_trylock(void)
 {
-	return pthread_mutex_trylock(&pg_lock) == 0;
+	pid_t me = kernel_tid();
+
+	if (atomic_load_explicit(&pg_owner, memory_order_relaxed) == me) {
+		pg_depth++;
+		return true;
+	}
+	if (pthread_mutex_trylock(&pg_lock))
+		return false;
+	atomic_store_explicit(&pg_owner, me, memory_order_relaxed);
+	pg_depth = 1;
+	return true;
 }
 
 void sgxemu__paging_unlock(void)
 {
+	if (--pg_depth)
+		return;
+	atomic_store_explicit(&pg_owner, 0, memory_order_relaxed);
 	pthread_mutex_unlock(&pg_lock);
 }
 
@@ -309,16 +346,13 @@ static void *ksgxd(void *arg)
 }
 
 /* After fork (epc_fork.c). The child's only thread has a new thread id,
- * which a recursive mutex's unlock would refuse as not the owner: the
- * child starts with a new one. */
+ * so the lock the parent's fork_prepare() took is not its own: the child
+ * starts with a free one. */
 void sgxemu__paging_lock_reinit(void)
 {
-	pthread_mutexattr_t a;
-
-	pthread_mutexattr_init(&a);
-	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
-	pthread_mutex_init(&pg_lock, &a);
-	pthread_mutexattr_destroy(&a);
+	pthread_mutex_init(&pg_lock, NULL);
+	atomic_store(&pg_owner, 0);
+	pg_depth = 0;
 }
 
 /*

@@ -207,6 +207,33 @@ int sgx_vma_prot_at(const struct sgx_file *f, uint64_t addr)
 	return prot;
 }
 
+/*
+ * At CREATE: windows the program mapped before there was an ELRANGE
+ * (Gramine maps the whole range first) give the pages they cover their
+ * mapping permissions, so that SGX2 adds a page on fault there as the
+ * kernel's VMA check allows. No pages exist yet: nothing to map.
+ */
+void sgx_vma_created(struct sgx_file *f)
+{
+	struct sgx_encl *encl = f->encl;
+
+	pthread_mutex_lock(&sgx_drv_lock);
+	for (size_t i = 0; i < nr_vmas; i++) {
+		uint64_t lo = vmas[i].start, hi = vmas[i].end;
+
+		if (vmas[i].file->encl != encl)
+			continue;
+		if (lo < encl->base)
+			lo = encl->base;
+		if (hi > encl->base + encl->size)
+			hi = encl->base + encl->size;
+		if (lo < hi)
+			sgx_encl_window_prot(encl->engine, lo, hi - lo,
+					     vmas[i].prot);
+	}
+	pthread_mutex_unlock(&sgx_drv_lock);
+}
+
 /* --- the rules ------------------------------------------------------------------ */
 
 int sgx_encl_may_map(const struct sgx_file *f, uint64_t start, uint64_t end,

@@ -486,7 +486,7 @@ static void enclu_in_enclave(struct sgxemu_tcb *tcb, siginfo_t *info,
 	greg_t *g = uc->uc_mcontext.gregs;
 	uint64_t rip = g[REG_RIP];
 	uint32_t leaf = (uint32_t)g[REG_RAX];
-	uint64_t rax;
+	uint64_t rax, pf_addr = 0;
 	bool zf;
 	int ret;
 
@@ -516,25 +516,42 @@ static void enclu_in_enclave(struct sgxemu_tcb *tcb, siginfo_t *info,
 	if (ret == SGX_PF) {
 		/*
 		 * A memory operand (RBX, RCX or RDX, whichever the leaf
-		 * uses) on a paged-out page: the leaf's #PF is the driver's
-		 * to handle, as for any access; after the reload the AEP's
-		 * ERESUME executes the ENCLU again.
+		 * uses) on a paged-out page, or on no page at all where SGX2
+		 * adds one on fault (EACCEPT of a page not yet there is how
+		 * runtimes grow their heap, Gramine's included): the leaf's
+		 * #PF is the driver's to handle, as for any access; after the
+		 * reload or EAUG the ENCLU runs again.
 		 */
 		const uint64_t ops[3] = { g[REG_RBX], g[REG_RCX], g[REG_RDX] };
 		struct sgxemu_enclave *e = tcb->encl;
 
-		for (int i = 0; e && i < 3; i++)
-			if (ops[i] >= e->base && ops[i] - e->base < e->size &&
-			    sgxemu__encl_hidden(e, (ops[i] - e->base) >>
-						     SGX_PAGE_SHIFT) &&
-			    paging_fault(tcb, uc, save, ops[i], X86_PF_USER,
+		for (int i = 0; e && i < 3; i++) {
+			if (ops[i] < e->base || ops[i] - e->base >= e->size)
+				continue;
+			/* A resident page the leaf faulted on for another
+			 * reason is not the driver's. */
+			if (sgx_cpu_lookup(sgxemu__cpu(), ops[i]) >= 0 &&
+			    !sgxemu__encl_hidden(e, (ops[i] - e->base) >>
+						    SGX_PAGE_SHIFT))
+				continue;
+			if (!pf_addr)
+				pf_addr = ops[i];
+			if (paging_fault(tcb, uc, save, ops[i], X86_PF_USER,
 					 rip))
 				return;
+		}
 	}
 	if (ret) {
 		unsigned v = SGX_IS_FAULT(ret) ? SGX_FAULT_VECTOR(ret)
 					       : X86_TRAP_GP;
 
+		if (v == X86_TRAP_PF) {
+			/* The operand's #PF, as hardware reports it. */
+			exception(tcb, SIGSEGV, info, uc, save, v,
+				  pf_errcd(tcb, pf_addr, X86_PF_USER), pf_addr,
+				  rip);
+			return;
+		}
 		exception(tcb, v == X86_TRAP_UD ? SIGILL : SIGSEGV, info, uc,
 			  save, v, 0, 0, rip);
 		return;

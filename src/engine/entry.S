@@ -220,8 +220,12 @@ sgxemu__sig_entry:
 	/* The instructions run but the kernel does not track them: the
 	 * enclave may have written its bases, so read the live ones. */
 	rdfsbase %rax
-	mov	%rax, TCB_ENC_FS(%rbx)
+	/* A base the enclave wrote itself (not the one the engine loaded)
+	 * is the hint for its next entry. */
+	cmp	TCB_ENC_FS(%rbx), %rax
+	je	12f
 	mov	%rax, TCB_FS_HINT(%rbx)
+12:	mov	%rax, TCB_ENC_FS(%rbx)
 	rdgsbase %rax
 	mov	%rax, TCB_ENC_GS(%rbx)
 10:	mov	TCB_ENC_FS(%rbx), %rax
@@ -235,7 +239,16 @@ sgxemu__sig_entry:
 	mov	$0x1001, %edi			/* ARCH_SET_GS */
 	syscall
 	jmp	6f
-5:	mov	$158, %eax			/* arch_prctl */
+5:	cmpb	$0, sgxemu__fsgsbase_unmanaged(%rip)
+	je	13f
+	/* The instructions run here: reading costs no system call (the
+	 * live values are the kernel's too, unless code wrote them). */
+	rdfsbase %rax
+	mov	%rax, 8(%rsp)
+	rdgsbase %rax
+	mov	%rax, (%rsp)
+	jmp	6f
+13:	mov	$158, %eax			/* arch_prctl */
 	mov	$0x1003, %edi			/* ARCH_GET_FS */
 	lea	8(%rsp), %rsi
 	syscall

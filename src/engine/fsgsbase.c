@@ -143,3 +143,12 @@ int sgxemu__fsgsbase_emulate(ucontext_t *uc, sgxemu_read_fn read, void *ctx,
 	g[REG_RIP] = (greg_t)(rip + insn.len);
 	return 0;
 }
+
+const char *sgxemu_fsgsbase_mode(void)
+{
+	if (getauxval(AT_HWCAP2) & 2)
+		return "kernel";
+	if (!sgxemu_fsgsbase_emulated())
+		return "off";
+	return sgxemu__fsgsbase_probe_unmanaged() ? "untracked" : "emulated";
+}

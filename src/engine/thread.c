@@ -86,7 +86,7 @@ uint64_t sgxemu__rdgsbase(void)
 {
 	uint64_t v = 0;
 
-	if (sgxemu__have_fsgsbase)
+	if (sgxemu__have_fsgsbase || sgxemu__fsgsbase_unmanaged)
 		__asm__ volatile("rdgsbase %0" : "=r"(v));
 	else
 		syscall(SYS_arch_prctl, ARCH_GET_GS, &v);

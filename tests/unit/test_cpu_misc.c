@@ -103,7 +103,7 @@ TEST(cpuid_subleaf0)
 	CHECK_EQ(r[0], 1);		/* SGX1 only */
 	CHECK_EQ(r[1], 1);		/* MISCSELECT.EXINFO */
 	CHECK_EQ(r[2], 0);
-	CHECK_EQ(r[3], 0x241F);		/* 64-bit 2^36, 32-bit 2^31 */
+	CHECK_EQ(r[3], 0x2F1F);		/* 64-bit 2^47, 32-bit 2^31 */
 	sgx_cpu_destroy(&cpu);
 	REQUIRE_EQ(sgx_cpu_init(&cpu, &cfg), 0);
 	sgx_cpu_cpuid(&cpu, 0, r);

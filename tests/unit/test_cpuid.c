@@ -44,7 +44,7 @@ TEST(cpuid_leaf12_two_sections_sdm_encoding)
 	CHECK_EQ(r[0], 3);		/* SGX1 | SGX2, no EDECCSSA (bit 11) */
 	CHECK_EQ(r[1], 1);		/* MISCSELECT: EXINFO */
 	CHECK_EQ(r[2], 0);
-	CHECK_EQ(r[3], 0x241f);		/* 2^31 outside 64-bit, 2^36 in it */
+	CHECK_EQ(r[3], 0x2f1f);		/* 2^31 outside 64-bit, 2^47 in it */
 	/* Section 0: 32 MiB at 0x80200000; section 1 one GiB further. */
 	answer(&m, 0x12, 2, r);
 	CHECK_EQ(r[0], 0x80200001);

@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A host program that makes its SGX system calls with its own SYSCALL
+ * instructions, as Gramine's loader does (src/shim/rawsys.c serves them):
+ * the device opened, stat'ed, ioctl'ed and mapped, an ELRANGE at address
+ * 0, signal dispositions and alternate stacks, with the kernel's errno for
+ * bad input; and the FSGSBASE the platform offers (HWCAP2 in the
+ * auxiliary vector, the instructions in host code).
+ *
+ * The binary re-executes itself through `sgxemu run` when started without
+ * the shim (tests/run.sh starts it directly).
+ */
+#include <asm/sgx.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+
+#include "../enclaves/shim_encl.h"
+#include "sgxemu/arch.h"
+#include "test.h"
+
+static const char *no_shim;
+static char **initial_envp;
+
+__attribute__((constructor))
+static void under_shim(int argc, char **argv, char **envp)
+{
+	(void)argc;
+	initial_envp = envp;
+	no_shim = shim_reexec(argv);
+}
+
+#define NEED_SHIM() do { if (no_shim) test_skip("%s", no_shim); } while (0)
+
+/* A system call from this program's own text, never through libc. */
+static long raw(long nr, long a, long b, long c, long d, long e, long f)
+{
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	register long r9 __asm__("r9") = f;
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8),
+			   "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+#define RAW2(nr, a, b) raw(nr, (long)(a), (long)(b), 0, 0, 0, 0)
+#define RAW3(nr, a, b, c) raw(nr, (long)(a), (long)(b), (long)(c), 0, 0, 0)
+#define RAW4(nr, a, b, c, d) \
+	raw(nr, (long)(a), (long)(b), (long)(c), (long)(d), 0, 0)
+
+static int raw_open_enclave(void)
+{
+	return (int)RAW4(SYS_openat, AT_FDCWD, "/dev/sgx_enclave", O_RDWR, 0);
+}
+
+TEST(raw_open_stat_ioctl_close_with_kernel_errnos)
+{
+	struct stat st;
+	struct sgx_enclave_remove_pages rm = { 0 };
+	int fd;
+
+	NEED_SHIM();
+	fd = raw_open_enclave();
+	REQUIRE(fd >= 0);
+	CHECK_EQ(RAW2(SYS_fstat, fd, &st), 0);
+	CHECK(S_ISCHR(st.st_mode));
+	CHECK_EQ(major(st.st_rdev), 10);
+	memset(&st, 0, sizeof(st));
+	CHECK_EQ(RAW4(SYS_newfstatat, AT_FDCWD, "/dev/sgx_enclave", &st, 0), 0);
+	CHECK(S_ISCHR(st.st_mode));
+	/* An ioctl the driver does not have, and bad arguments. */
+	CHECK_EQ(RAW3(SYS_ioctl, fd, _IO('X', 0x7f), 0), -ENOTTY);
+	CHECK_EQ(RAW3(SYS_ioctl, fd, SGX_IOC_ENCLAVE_CREATE, 0), -EFAULT);
+	/* Gramine's EDMM probe: a zero-length REMOVE_PAGES is EINVAL. */
+	CHECK_EQ(RAW3(SYS_ioctl, fd, SGX_IOC_ENCLAVE_REMOVE_PAGES, &rm),
+		 -EINVAL);
+	CHECK_EQ(RAW2(SYS_close, fd, 0), 0);
+	CHECK_EQ(RAW3(SYS_ioctl, fd, SGX_IOC_ENCLAVE_CREATE, 0), -EBADF);
+	/* A path that is not a device still opens as a file. */
+	fd = (int)RAW4(SYS_openat, AT_FDCWD, "/dev/null", O_RDONLY, 0);
+	REQUIRE(fd >= 0);
+	CHECK_EQ(RAW3(SYS_ioctl, fd, SGX_IOC_ENCLAVE_CREATE, 0), -ENOTTY);
+	CHECK_EQ(RAW2(SYS_close, fd, 0), 0);
+}
+
+/*
+ * Gramine's layout: ELRANGE [0, 256 MiB), the device mapped RWX shared
+ * from 0x10000 (the first 64 KiB are below mmap_min_addr and never
+ * added), then ECREATE with base 0.
+ */
+TEST(elrange_at_address_zero)
+{
+	static struct sgx_secs secs __attribute__((aligned(4096)));
+	struct sgx_enclave_create create = { .src = (uint64_t)(uintptr_t)&secs };
+	const uint64_t size = 256ULL << 20;
+	long p;
+	int fd;
+
+	NEED_SHIM();
+	fd = raw_open_enclave();
+	REQUIRE(fd >= 0);
+	p = raw(SYS_mmap, 0x10000, (long)(size - 0x10000),
+		PROT_READ | PROT_WRITE | PROT_EXEC,
+		MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
+	REQUIRE_EQ(p, 0x10000);
+	memset(&secs, 0, sizeof(secs));
+	secs.base = 0;
+	secs.size = size;
+	secs.ssa_frame_size = 1;
+	secs.attributes.flags = SGX_ATTR_MODE64BIT | SGX_ATTR_DEBUG;
+	secs.attributes.xfrm = 3;
+	CHECK_EQ(RAW3(SYS_ioctl, fd, SGX_IOC_ENCLAVE_CREATE, &create), 0);
+	/* Twice on one file: the kernel's EINVAL. */
+	CHECK_EQ(RAW3(SYS_ioctl, fd, SGX_IOC_ENCLAVE_CREATE, &create), -EINVAL);
+	CHECK_EQ(RAW2(SYS_munmap, 0x10000, size - 0x10000), 0);
+	CHECK_EQ(RAW2(SYS_close, fd, 0), 0);
+}
+
+/* The kernel's struct sigaction for rt_sigaction. */
+struct ksigaction {
+	void *handler;
+	unsigned long flags;
+	void *restorer;
+	uint64_t mask;
+};
+
+static volatile sig_atomic_t usr1_seen;
+
+static void on_usr1(int sig, siginfo_t *si, void *uc)
+{
+	(void)si;
+	(void)uc;
+	usr1_seen = sig;
+}
+
+/* Never reached: the program's restorer is libc's once served. */
+static void bogus_restorer(void)
+{
+	_exit(99);
+}
+
+TEST(raw_sigaction_goes_through_the_engine)
+{
+	struct ksigaction ka = {
+		.handler = (void *)on_usr1,
+		.flags = SA_SIGINFO | 0x04000000UL /* SA_RESTORER */,
+		.restorer = (void *)bogus_restorer,
+	}, old;
+	struct sigaction back;
+
+	NEED_SHIM();
+	CHECK_EQ(RAW4(SYS_rt_sigaction, SIGUSR1, &ka, NULL, 4), -EINVAL);
+	REQUIRE_EQ(RAW4(SYS_rt_sigaction, SIGUSR1, &ka, &old, 8), 0);
+	REQUIRE_EQ(sigaction(SIGUSR1, NULL, &back), 0);
+	CHECK(back.sa_sigaction == on_usr1);
+	CHECK(back.sa_flags & SA_SIGINFO);
+	usr1_seen = 0;
+	raise(SIGUSR1);
+	CHECK_EQ(usr1_seen, SIGUSR1);
+	memset(&old, 0, sizeof(old));
+	REQUIRE_EQ(RAW4(SYS_rt_sigaction, SIGUSR1, NULL, &old, 8), 0);
+	CHECK(old.handler == (void *)on_usr1);
+	signal(SIGUSR1, SIG_DFL);
+}
+
+TEST(raw_sigaltstack_and_clone3)
+{
+	static char stack[64 * 1024];
+	stack_t ss = { .ss_sp = stack, .ss_size = sizeof(stack) }, cur;
+	struct clone_args ca = { .flags = CLONE_VM, .exit_signal = 0 };
+
+	NEED_SHIM();
+	REQUIRE_EQ(RAW2(SYS_sigaltstack, &ss, NULL), 0);
+	memset(&cur, 0, sizeof(cur));
+	REQUIRE_EQ(RAW2(SYS_sigaltstack, NULL, &cur), 0);
+	CHECK(cur.ss_sp == stack);
+	CHECK_EQ(cur.ss_size, sizeof(stack));
+	ss.ss_flags = SS_DISABLE;
+	CHECK_EQ(RAW2(SYS_sigaltstack, &ss, NULL), 0);
+	/* Its flags are out of the filter's reach: ENOSYS, and callers fall
+	 * back to clone (a size of 0, which the kernel itself would refuse
+	 * with EINVAL, so that a clone3 not served creates nothing). */
+	CHECK_EQ(RAW2(SYS_clone3, &ca, 0), -ENOSYS);
+}
+
+TEST(fsgsbase_offered_to_the_program)
+{
+	Elf64_auxv_t *av;
+	uint64_t hwcap2 = 0, saved, v = 0;
+	size_t i;
+
+	NEED_SHIM();
+	REQUIRE(initial_envp != NULL);
+	for (i = 0; initial_envp[i]; i++)
+		;
+	for (av = (Elf64_auxv_t *)&initial_envp[i + 1]; av->a_type != AT_NULL;
+	     av++)
+		if (av->a_type == AT_HWCAP2)
+			hwcap2 = av->a_un.a_val;
+	/* Every Linux SGX machine has it: the host's, or the platform's. */
+	CHECK(hwcap2 & 2);
+	/*
+	 * And host code may use it (natively or one trap each). Where the
+	 * instructions run without kernel support, a context switch between
+	 * the write and the read loses the value (fsgsbase.c): three tries.
+	 */
+	__asm__ volatile("rdgsbase %0" : "=r"(saved));
+	for (int t = 0; t < 3 && v != 0x5a5a000ULL; t++) {
+		__asm__ volatile("wrgsbase %0" : : "r"(0x5a5a000ULL));
+		__asm__ volatile("rdgsbase %0" : "=r"(v));
+	}
+	__asm__ volatile("wrgsbase %0" : : "r"(saved));
+	CHECK_EQ(v, 0x5a5a000ULL);
+}

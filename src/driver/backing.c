@@ -69,7 +69,8 @@ fail:
 }
 
 /* Free the paging state after the enclave's pages are gone: VA pages are
- * EREMOVEd and returned to the allocator, the backing file closed. */
+ * EREMOVEd and returned to the allocator (or held for a forked child,
+ * pin_group), the backing file closed. */
 void sgxemu__paging_destroy(struct sgxemu_enclave *e)
 {
 	struct sgxemu_paging *pg = e->pg;
@@ -79,7 +80,7 @@ void sgxemu__paging_destroy(struct sgxemu_enclave *e)
 		return;
 	for (size_t i = 0; i < pg->nr_va; i++)
 		if (sgx_eremove(cpu, sgx_epc_page(cpu, (size_t)pg->va[i])) == 0)
-			sgxemu__epc_free(pg->va[i]);
+			sgxemu__epc_put(pg->va[i], pg->pin_group);
 	if (pg->backing != MAP_FAILED)
 		munmap(pg->backing, pg->backing_len);
 	if (pg->fd >= 0)

@@ -17,6 +17,7 @@
 
 #include "driver/drv.h"
 #include "driver/edmm.h"
+#include "driver/paging.h"
 #include "driver/security.h"
 
 bool sgx_drv_debug;
@@ -28,7 +29,9 @@ static struct sgx_file *all_files;
 
 void sgx_drv_vlog(const char *fmt, va_list ap)
 {
-	char buf[256];
+	/* Room for a long program path in a line (the shim's CPUID report
+	 * names the object); still small enough for a signal stack. */
+	char buf[512];
 	int n;
 
 	n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
@@ -275,6 +278,8 @@ struct sgx_file *sgx_drv_open(enum sgx_api api, enum sgx_dev dev, int *err)
 			*err = ret;
 			return NULL;
 		}
+		/* From now on a fork splits the free EPC (epc_fork.c). */
+		sgxemu__epc_fork_register();
 		f->encl = calloc(1, sizeof(*f->encl));
 		if (!f->encl) {
 			sgx_file_put(f);
@@ -356,8 +361,8 @@ enum sgx_dev sgx_file_dev(const struct sgx_file *f)
 
 /* --- fork --------------------------------------------------------------------------- */
 
-/* ioctls (which allocate EPC pages) hold this for reading; fork for
- * writing, so that parent and child split the same free EPC. */
+/* ioctls hold this for reading, fork for writing, so that no ioctl is
+ * half done in the child. */
 pthread_rwlock_t sgx_fork_lock = PTHREAD_RWLOCK_INITIALIZER;
 
 void sgx_drv_fork_prepare(void)
@@ -366,10 +371,11 @@ void sgx_drv_fork_prepare(void)
 	pthread_mutex_lock(&sgx_drv_lock);
 }
 
+/* The EPC itself is split by the library's own fork handlers, which
+ * run inside fork() (src/driver/epc_fork.c). */
 void sgx_drv_fork_parent(void)
 {
 	pthread_mutex_unlock(&sgx_drv_lock);
-	sgx_epc_fork_split(false);
 	pthread_rwlock_unlock(&sgx_fork_lock);
 }
 
@@ -381,6 +387,5 @@ void sgx_drv_fork_child(void)
 	for (struct sgx_file *f = all_files; f; f = f->next)
 		if (f->encl)
 			f->encl->inherited = true;
-	sgx_epc_fork_split(true);
 	pthread_rwlock_init(&sgx_fork_lock, NULL);
 }

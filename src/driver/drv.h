@@ -81,9 +81,6 @@ void sgx_vma_created(struct sgx_file *f);
 /* The SGX2 ioctls (ioctl_sgx2.c), after the ioctl gate. */
 long sgx_ioc_sgx2(struct sgx_file *f, unsigned long cmd, unsigned long arg);
 
-/* After fork: keep this process's half of the free EPC (epc_fork.c). */
-void sgx_epc_fork_split(bool child);
-
 extern struct sgx_file *(*sgx_fd_resolver)(int fd);
 extern pthread_mutex_t sgx_drv_lock;
 extern pthread_rwlock_t sgx_fork_lock;

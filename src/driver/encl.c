@@ -40,6 +40,8 @@ int sgxemu_enclave_create(const struct sgx_secs *secs, unsigned flags,
 	ret = sgxemu_platform_init();
 	if (ret)
 		return ret;
+	/* Before the first EPC page: a fork splits what is free. */
+	sgxemu__epc_fork_register();
 	cpu = sgxemu__cpu();
 	/* EACCEPT/EMODPE changes reach the host mappings (edmm.c). */
 	cpu->epcm_changed = sgxemu__epcm_changed;
@@ -399,9 +401,16 @@ int sgxemu_enclave_get_info(const struct sgxemu_enclave *e,
 	return 0;
 }
 
+/*
+ * EREMOVE every page, the SECS last. The EPC pages go back to the pool,
+ * unless a forked child may still be using the enclave (epc_fork.c):
+ * then they stay allocated until that child is gone, as Linux frees them
+ * only with the last reference to the enclave.
+ */
 int sgxemu_enclave_destroy(struct sgxemu_enclave *e)
 {
 	struct sgx_cpu *cpu = sgxemu__cpu();
+	uint8_t pin;
 
 	if (!e)
 		return -EINVAL;
@@ -410,6 +419,7 @@ int sgxemu_enclave_destroy(struct sgxemu_enclave *e)
 		pthread_mutex_unlock(&e->lock);
 		return -EBUSY;
 	}
+	pin = sgxemu__epc_fork_group(e);
 	/* Out of the reclaimer's sight before its pages go; its SECS back
 	 * in the EPC, where EREMOVE can take it. */
 	sgxemu__paging_lock();
@@ -422,12 +432,12 @@ int sgxemu_enclave_destroy(struct sgxemu_enclave *e)
 		if (idx < 0)
 			continue;
 		if (sgx_eremove(cpu, sgx_epc_page(cpu, (size_t)idx)) == 0)
-			sgxemu__epc_free(idx);
+			sgxemu__epc_put(idx, pin);
 	}
 	/* VA slots, VA pages and backing memory go with it. */
 	sgxemu__paging_destroy(e);
 	if (sgx_eremove(cpu, sgx_epc_page(cpu, (size_t)e->secs_index)) == 0)
-		sgxemu__epc_free(e->secs_index);
+		sgxemu__epc_put(e->secs_index, pin);
 	if (e->flags & SGXEMU_CREATE_RESERVED)
 		mmap((void *)(uintptr_t)e->base, e->size, PROT_NONE,
 		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED,

@@ -15,10 +15,17 @@
  * allocation that leaves fewer than the low watermark free wakes ksgxd.
  * Allocation may run in a signal handler (fault-in after an AEX): the
  * lock here is never held by a thread in enclave mode.
+ *
+ * fork() (epc_fork.c): pages a forked child may still use are "pinned"
+ * to a group, the set of fork tokens (children) that hold them; they stay
+ * allocated until every child of the set is gone, then go back to the
+ * pool. Group 255 stands for a child that cannot be followed: its pages
+ * never come back.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "driver/paging.h"
@@ -30,6 +37,11 @@ static size_t cursor;
 static _Atomic size_t nr_free;
 static _Atomic size_t sec_free[SGX_MAX_EPC_SECTIONS];
 static atomic_bool enomem_logged;
+/* Per page: the pin group holding it (0: none); per group: its tokens. */
+static uint8_t *pin;
+static uint64_t group_mask[SGX_EPC_GROUPS] = {
+	[SGX_EPC_GROUP_FOREVER] = SGX_FORK_UNTRACKED,
+};
 
 static bool is_free(size_t i)
 {
@@ -62,8 +74,14 @@ static int setup(void)
 	if (bits)
 		return 0;
 	bits = calloc((cpu->nr_pages + 63) / 64, sizeof(*bits));
-	if (!bits)
+	pin = calloc(cpu->nr_pages, 1);
+	if (!bits || !pin) {
+		free(bits);
+		free(pin);
+		bits = NULL;
+		pin = NULL;
 		return -ENOMEM;
+	}
 	nr_pages = cpu->nr_pages;
 	atomic_store(&nr_free, nr_pages);
 	for (unsigned s = 0; s < cpu->nr_sections; s++)
@@ -136,7 +154,9 @@ long sgxemu__epc_alloc(long hint, bool high)
 				sgxemu__ksgxd_wake();
 			return idx;
 		}
-		if (!sgxemu__reclaim_batch(true))
+		/* Nothing reclaimable: maybe only until a forked child that
+		 * shares the enclaves has gone (epc_fork.c). */
+		if (!sgxemu__reclaim_batch(true) && !sgxemu__epc_fork_wait())
 			break;
 	}
 	if (!atomic_exchange(&enomem_logged, true)) {
@@ -147,16 +167,146 @@ long sgxemu__epc_alloc(long hint, bool high)
 	return -ENOMEM;
 }
 
-void sgxemu__epc_free(long index)
+/* alloc_lock held. */
+static void put_locked(long index)
 {
-	pthread_mutex_lock(&alloc_lock);
 	if (bits && index >= 0 && (size_t)index < nr_pages &&
 	    !is_free((size_t)index)) {
 		bits[index / 64] &= ~(1ULL << (index % 64));
+		pin[index] = 0;
 		atomic_fetch_add(&nr_free, 1);
 		atomic_fetch_add(&sec_free[section_of((size_t)index)], 1);
 	}
+}
+
+void sgxemu__epc_free(long index)
+{
+	pthread_mutex_lock(&alloc_lock);
+	put_locked(index);
 	pthread_mutex_unlock(&alloc_lock);
+}
+
+/* --- pinning across fork ------------------------------------------------------- */
+
+/* The group of exactly @mask, made when missing (alloc_lock held). A
+ * full table, or a child we cannot follow, gives the group that never
+ * comes back: safe, only not returned. */
+static uint8_t group_locked(uint64_t mask)
+{
+	int spare = 0;
+
+	if (!mask)
+		return 0;
+	if (mask & SGX_FORK_UNTRACKED)
+		return SGX_EPC_GROUP_FOREVER;
+	for (int g = 1; g < SGX_EPC_GROUP_FOREVER; g++) {
+		if (group_mask[g] == mask)
+			return (uint8_t)g;
+		if (!group_mask[g] && !spare)
+			spare = g;
+	}
+	if (!spare)
+		return SGX_EPC_GROUP_FOREVER;
+	group_mask[spare] = mask;
+	return (uint8_t)spare;
+}
+
+uint8_t sgxemu__epc_group(uint64_t mask)
+{
+	uint8_t g;
+
+	pthread_mutex_lock(&alloc_lock);
+	g = group_locked(mask);
+	pthread_mutex_unlock(&alloc_lock);
+	return g;
+}
+
+/*
+ * A page its enclave no longer needs: free, or held for group @g. A group
+ * that emptied meanwhile (its children are gone) frees it at once; its
+ * slot may already serve another set, which only holds the page longer.
+ */
+void sgxemu__epc_put(long index, uint8_t g)
+{
+	pthread_mutex_lock(&alloc_lock);
+	if (g && group_mask[g] && bits && index >= 0 &&
+	    (size_t)index < nr_pages && !is_free((size_t)index))
+		pin[index] = g;
+	else
+		put_locked(index);
+	pthread_mutex_unlock(&alloc_lock);
+}
+
+/* The children of @dead are gone: groups left without a child free
+ * their pages. Returns the pages freed. */
+size_t sgxemu__epc_fork_gone(uint64_t dead)
+{
+	size_t freed = 0;
+	bool empty[SGX_EPC_GROUPS] = { false };
+	bool any = false;
+
+	pthread_mutex_lock(&alloc_lock);
+	for (int g = 1; g < SGX_EPC_GROUP_FOREVER; g++)
+		if (group_mask[g] & dead) {
+			group_mask[g] &= ~dead;
+			empty[g] = !group_mask[g];
+			any |= empty[g];
+		}
+	for (size_t i = 0; any && bits && i < nr_pages; i++)
+		if (pin[i] && empty[pin[i]]) {
+			put_locked((long)i);
+			freed++;
+		}
+	pthread_mutex_unlock(&alloc_lock);
+	return freed;
+}
+
+/* fork(): the allocator held still from prepare to the split. */
+void sgxemu__epc_fork_lock(void)
+{
+	pthread_mutex_lock(&alloc_lock);
+	/* Set up now if the platform is: a child must not start from a
+	 * whole free EPC of its own. */
+	if (__atomic_load_n(&sgxemu__platform.ready, __ATOMIC_ACQUIRE))
+		setup();
+}
+
+/*
+ * Split the free pages with the child, alloc_lock held: walking them in
+ * index order, the parent keeps the even-numbered, the child the odd;
+ * each marks the other's allocated, the parent pinned to the group of
+ * @mask (the child's token) so that they come back when the child is gone. Both
+ * compute the same split from the same state. The child also forgets the
+ * parent's pins and groups: those pages belong to other processes.
+ */
+void sgxemu__epc_fork_split(bool child, uint64_t mask)
+{
+	uint8_t g = child ? 0 : group_locked(mask);
+	size_t k = 0;
+
+	if (child) {
+		for (int i = 1; i < SGX_EPC_GROUP_FOREVER; i++)
+			group_mask[i] = 0;
+		if (pin)
+			memset(pin, 0, nr_pages);
+	}
+	for (size_t i = 0; bits && i < nr_pages; i++) {
+		if (!is_free(i))
+			continue;
+		if ((k++ & 1) != (size_t)child) {
+			take(i);
+			pin[i] = child ? 0 : g;
+		}
+	}
+}
+
+void sgxemu__epc_fork_unlock(bool child)
+{
+	/* The child's only thread is new: a fresh lock (never held). */
+	if (child)
+		pthread_mutex_init(&alloc_lock, NULL);
+	else
+		pthread_mutex_unlock(&alloc_lock);
 }
 
 size_t sgxemu__epc_nr_free(void)

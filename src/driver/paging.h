@@ -52,7 +52,9 @@ struct sgxemu_paging {
 	uint32_t nr_slots;		/* VA slots handed out */
 	size_t   resident, evicted;	/* child pages in EPC / in backing */
 	uint64_t evictions, reloads;	/* counters for statistics */
-	bool     shared;		/* inherited across fork: not reclaimed */
+	bool     shared;		/* a forked child may use it: not reclaimed */
+	uint64_t fork_mask;		/* the fork tokens of those children */
+	uint8_t  pin_group;		/* at destroy: where its EPC pages go */
 	bool     secs_evicted;		/* the SECS is in backing memory */
 	uint32_t secs_slot;		/* its VA slot number + 1 */
 	uint64_t secs_evictions;
@@ -62,6 +64,8 @@ struct sgxemu_paging {
 void sgxemu__paging_lock(void);
 bool sgxemu__paging_trylock(void);
 void sgxemu__paging_unlock(void);
+/* In a forked child: a new paging lock, held by nobody. */
+void sgxemu__paging_lock_reinit(void);
 
 /* backing.c: create/free an enclave's paging state (normal context). */
 int sgxemu__paging_create(struct sgxemu_enclave *e);
@@ -91,6 +95,37 @@ void sgxemu__epc_free(long index);
 long sgxemu__epc_try_alloc(long hint, bool high);
 size_t sgxemu__epc_nr_free(void);
 size_t sgxemu__epc_section_free(unsigned section);
+
+/*
+ * fork() and the EPC (epc_fork.c). Each fork gets a token, a bit of a
+ * 64-bit mask: bits 1..63 are children followed through a pipe that
+ * hangs up when the child (and everything it forked) has exited or
+ * exec'd; bit 0 (SGX_FORK_UNTRACKED) a child that cannot be followed
+ * (no token left, or, in a child, the parent that owns the inherited
+ * enclaves), which never goes.
+ */
+#define SGX_FORK_UNTRACKED	1ULL
+#define SGX_EPC_GROUPS		256
+#define SGX_EPC_GROUP_FOREVER	255
+/* Register the fork handlers (idempotent; normal context). */
+void sgxemu__epc_fork_register(void);
+/* Notice children that are gone: their enclaves become reclaimable, the
+ * EPC they held comes back. True when one went. Any context. */
+bool sgxemu__epc_fork_reap(void);
+/* Out of EPC with nothing reclaimable: wait (bounded, once per child)
+ * for a child sharing the enclaves to go. True when one went. */
+bool sgxemu__epc_fork_wait(void);
+/* The pin group an enclave's pages go to when it is destroyed (0: free
+ * them). */
+uint8_t sgxemu__epc_fork_group(struct sgxemu_enclave *e);
+
+/* epc_alloc.c: pin groups, and the allocator's side of fork. */
+uint8_t sgxemu__epc_group(uint64_t mask);
+void sgxemu__epc_put(long index, uint8_t group);
+size_t sgxemu__epc_fork_gone(uint64_t dead);
+void sgxemu__epc_fork_lock(void);
+void sgxemu__epc_fork_split(bool child, uint64_t mask);
+void sgxemu__epc_fork_unlock(bool child);
 
 /* fault.c: the engine's hooks for every enclave (struct sgxemu_encl_ops;
  * engine/engine.h says what each returns). */

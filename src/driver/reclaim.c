@@ -52,6 +52,7 @@ static int rr_cursor;
 static int ksgxd_efd = -1;
 static pid_t ksgxd_pid;
 static atomic_bool ewb_warned;
+static atomic_bool exiting;
 
 static pid_t kernel_tid(void)
 {
@@ -215,7 +216,8 @@ size_t sgxemu__reclaim_batch(bool direct)
 	if (!enabled || sgxemu__cpu()->nr_pages < 2 * SGX_NR_HIGH_PAGES)
 		return 0;
 	sgxemu__paging_lock();
-	e = pick_enclave();
+	sgxemu__epc_fork_reap();
+	e = atomic_load(&exiting) ? NULL : pick_enclave();
 	if (!e)
 		goto out;
 	pg = e->pg;
@@ -334,6 +336,8 @@ static void *ksgxd(void *arg)
 
 		if (poll(&p, 1, 100) > 0 && read(p.fd, &v, sizeof(v)) < 0)
 			continue;
+		/* A forked child gone gives enclaves back to reclaim. */
+		sgxemu__epc_fork_reap();
 		while (sgxemu__epc_nr_free() < SGX_NR_HIGH_PAGES &&
 		       sgxemu__reclaim_batch(false))
 			;
@@ -341,60 +345,48 @@ static void *ksgxd(void *arg)
 	return NULL;
 }
 
-/*
- * fork(): the EPC memfd, and so every enclave page and VA page, is shared
- * with the child (src/driver/epc_fork.c), while the EPCM and the page
- * states are copied. Evicting a shared page in one process would take it
- * from the other, so enclaves that exist at a fork are no longer reclaimed
- * in either process (pages already evicted still reload, in the first
- * process that touches them). The paging lock is held across the fork, so
- * the child never inherits a batch half done.
- */
-static void fork_prepare(void)
+/* After fork (epc_fork.c). The child's only thread has a new thread id,
+ * so the lock the parent's fork_prepare() took is not its own: the child
+ * starts with a free one. */
+void sgxemu__paging_lock_reinit(void)
 {
-	sgxemu__paging_lock();
-}
-
-static void mark_shared(void)
-{
-	for (int i = 0; i < MAX_ENCLAVES; i++) {
-		struct sgxemu_enclave *e = atomic_load(&sgxemu__enclaves[i]);
-
-		if (e && e->pg)
-			e->pg->shared = true;
-	}
-}
-
-static void fork_parent(void)
-{
-	mark_shared();
-	sgxemu__paging_unlock();
-}
-
-/* The child's only thread has a new thread id, so the lock the parent's
- * fork_prepare() took is not its own: the child starts with a free one. */
-static void fork_child(void)
-{
-	mark_shared();
 	pthread_mutex_init(&pg_lock, NULL);
 	atomic_store(&pg_owner, 0);
 	pg_depth = 0;
 }
 
+/*
+ * At exit OpenSSL's own atexit handler frees its locks, and an EWB after
+ * that crashes in EVP_CipherInit_ex (ksgxd, still running, did so while
+ * LeakSanitizer held the exit up). This handler is registered after
+ * OpenSSL's (ECREATE has used it), so it runs first: it waits for the
+ * batch in flight, and none starts afterwards.
+ */
+static void reclaim_at_exit(void)
+{
+	atomic_store(&exiting, true);
+	sgxemu__paging_lock();
+	sgxemu__paging_unlock();
+}
+
+static void register_exit(void)
+{
+	atexit(reclaim_at_exit);
+}
+
 void sgxemu__ksgxd_start(void)
 {
+	static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
 	static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
 	const char *v = getenv("SGXEMU_EPC_RECLAIM");
 	pthread_attr_t attr;
 	pthread_t t;
 	int fd;
 
-	static bool atfork;
-
 	enabled = !(v && !strcmp(v, "0"));
+	sgxemu__epc_fork_register();
+	pthread_once(&exit_once, register_exit);
 	pthread_mutex_lock(&start_lock);
-	if (!atfork && !pthread_atfork(fork_prepare, fork_parent, fork_child))
-		atfork = true;
 	/* Once per process: a forked child starts its own. */
 	if (!enabled || ksgxd_pid == getpid())
 		goto out;

@@ -27,6 +27,8 @@ int sgxemu_platform_stats(struct sgxemu_platform_stats *s)
 	if (ret)
 		return ret;
 	cpu = sgxemu__cpu();
+	/* EPC held for forked children that are gone counts as free. */
+	sgxemu__epc_fork_reap();
 	memset(s, 0, sizeof(*s));
 	s->epc_total_pages = cpu->nr_pages;
 	s->epc_free_pages = sgxemu__epc_nr_free();

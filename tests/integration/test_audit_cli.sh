@@ -5,7 +5,7 @@
 # Last line: "N passed, N failed, N skipped".
 set -u
 B=${B:-build}
-CLI=$B/sgxemu
+CLI=${CLI:-$B/sgxemu}
 # An ASan build's libsgxemu.so preloaded into a program built without ASan.
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:detect_leaks=0"
 pass=0 fail=0

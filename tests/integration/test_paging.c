@@ -660,3 +660,137 @@ TEST(paging_load_survives_the_secs_leaving_during_allocation)
 	CHECK_EQ(sgxemu_enclave_destroy(a.e), 0);
 	CHECK_EQ(sgxemu_enclave_destroy(b.e), 0);
 }
+
+/* --- fork: the enclave is shared until the child is gone ---------------------- */
+
+static uint64_t epc_free_now(void)
+{
+	struct sgxemu_platform_stats ps;
+
+	return sgxemu_platform_stats(&ps) ? ~0ULL : ps.epc_free_pages;
+}
+
+/* A child that does nothing with the enclaves and exits when the pipe's
+ * write end (the parent's) closes, or after @ms if @ms > 0. */
+static pid_t passive_child(int hold[2], int ms)
+{
+	pid_t pid;
+
+	if (pipe(hold))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		char c;
+
+		close(hold[1]);
+		if (ms > 0)
+			usleep((useconds_t)ms * 1000);
+		else if (read(hold[0], &c, 1) < 0)
+			_exit(3);
+		_exit(0);
+	}
+	close(hold[0]);
+	return pid;
+}
+
+static void child_done(int hold[2], pid_t pid)
+{
+	int status = -1;
+
+	close(hold[1]);
+	REQUIRE_EQ(waitpid(pid, &status, 0), pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/*
+ * While a child lives, the parent has every other free EPC page (the
+ * child the rest) and does not evict the enclaves it shares; when the
+ * child has exited, all of it is the parent's again, as on Linux, where
+ * the child's references go with its exit.
+ */
+TEST(paging_fork_child_gone_gives_epc_and_reclaim_back)
+{
+	struct sgxemu_platform_stats ps;
+	struct sgxemu_run run;
+	uint64_t free0, evicted0;
+	struct pencl p;
+	int hold[2];
+	pid_t pid;
+
+	epc_configure();
+	PLOAD(&p, 16);
+	REQUIRE_EQ(fill_and_check(&p, 0, 0, p.heap_pages, 7), 0);
+	free0 = epc_free_now();
+	REQUIRE(free0 > 2 && free0 != ~0ULL);
+	pid = passive_child(hold, 0);
+	REQUIRE(pid > 0);
+	/* Of the free pages in index order the parent keeps the 1st, 3rd,
+	 * ... one. */
+	CHECK_EQ(epc_free_now(), (free0 + 1) / 2);
+	CHECK(p.e->pg->shared);
+	CHECK_EQ(sgxemu__reclaim_batch(true), 0);
+	child_done(hold, pid);
+	CHECK_EQ(epc_free_now(), free0);
+	CHECK(!p.e->pg->shared);
+	/* Reclaimed again: reading 16 MiB back through an 8 MiB EPC. */
+	REQUIRE_EQ(sgxemu_platform_stats(&ps), 0);
+	evicted0 = ps.pages_evicted;
+	REQUIRE_EQ(pcall(&p, 1, P_CHECK, 0, p.heap_pages, 7, &run), 0);
+	REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EEXIT);
+	CHECK_EQ(run.regs.rsi, 0);
+	CHECK_EQ(run.regs.rdx, expected_checksum(7, 0, p.heap_pages));
+	REQUIRE_EQ(sgxemu_platform_stats(&ps), 0);
+	CHECK(ps.pages_evicted > evicted0);
+	CHECK_EQ(sgxemu_enclave_destroy(p.e), 0);
+	CHECK_EQ(epc_free_now(), EPC_SIZE / 4096);
+}
+
+/* Linux frees an enclave's EPC with the last reference to it: destroyed
+ * in the parent while a child may use it, its pages stay allocated until
+ * the child has exited. */
+TEST(paging_fork_destroy_while_the_child_lives_holds_the_pages)
+{
+	uint64_t at_fork, all = EPC_SIZE / 4096;
+	struct pencl a, b;
+	int hold[2];
+	pid_t pid;
+
+	epc_configure();
+	PLOAD(&a, 1);
+	pid = passive_child(hold, 0);
+	REQUIRE(pid > 0);
+	at_fork = epc_free_now();
+	/* b comes after the fork: not shared, its pages come back at once. */
+	PLOAD(&b, 1);
+	CHECK_EQ(sgxemu_enclave_destroy(b.e), 0);
+	CHECK_EQ(epc_free_now(), at_fork);
+	CHECK_EQ(sgxemu_enclave_destroy(a.e), 0);
+	CHECK_EQ(epc_free_now(), at_fork);
+	child_done(hold, pid);
+	CHECK_EQ(epc_free_now(), all);
+}
+
+/* An allocation that finds nothing free and nothing reclaimable while a
+ * child shares the enclaves waits for the child to go, instead of
+ * failing (on Linux the reclaimer would have evicted a shared page). */
+TEST(paging_fork_allocation_waits_for_the_child)
+{
+	struct sgxemu_run run;
+	struct pencl p;
+	int hold[2];
+	pid_t pid;
+
+	epc_configure();
+	PLOAD(&p, 16);
+	REQUIRE_EQ(fill_and_check(&p, 0, 0, p.heap_pages, 5), 0);
+	pid = passive_child(hold, 300);
+	REQUIRE(pid > 0);
+	/* Half the heap is evicted: reading it all needs reclaim. */
+	REQUIRE_EQ(pcall(&p, 1, P_CHECK, 0, p.heap_pages, 5, &run), 0);
+	CHECK_EQ(run.exit_reason, SGXEMU_EXIT_EEXIT);
+	CHECK_EQ(run.regs.rsi, 0);
+	CHECK_EQ(run.regs.rdx, expected_checksum(5, 0, p.heap_pages));
+	child_done(hold, pid);
+	CHECK_EQ(sgxemu_enclave_destroy(p.e), 0);
+	CHECK_EQ(epc_free_now(), EPC_SIZE / 4096);
+}

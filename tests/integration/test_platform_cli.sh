@@ -5,7 +5,7 @@
 # Last line: "N passed, N failed, N skipped".
 set -u
 B=${B:-build}
-CLI=$B/sgxemu
+CLI=${CLI:-$B/sgxemu}
 pass=0 fail=0
 ok()  { echo "ok $1"; pass=$((pass + 1)); }
 bad() { echo "FAIL $1: $2"; fail=$((fail + 1)); }

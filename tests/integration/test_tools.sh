@@ -5,7 +5,7 @@
 # Last line: "N passed, N failed, N skipped".
 set -u
 B=${B:-build}
-SGXEMU=$B/sgxemu
+SGXEMU=${SGXEMU:-$B/sgxemu}
 pass=0 fail=0 skip=0
 
 ok()   { echo "ok $1"; pass=$((pass + 1)); }

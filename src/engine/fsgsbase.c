@@ -105,7 +105,7 @@ int sgxemu__fsgsbase_decode(const uint8_t *b, size_t n,
 
 static bool canonical(uint64_t v)
 {
-	return (uint64_t)(((int64_t)v << 16) >> 16) == v;
+	return (uint64_t)((int64_t)(v << 16) >> 16) == v;
 }
 
 int sgxemu__fsgsbase_emulate(ucontext_t *uc, sgxemu_read_fn read, void *ctx,

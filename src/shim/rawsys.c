@@ -399,9 +399,19 @@ static void rawsys_handler(int sig, siginfo_t *si, void *ctx)
 	a[5] = g[REG_R9];
 	/* The instruction pointer is past the SYSCALL already. */
 	g[REG_RAX] = serve((unsigned)si->si_syscall, a);
-	/* A thread the engine set up just now (its sigaltstack() call). */
-	if (si->si_syscall == SYS_sigaltstack)
-		sgxemu__sigreturn_altstack(uc);
+	/*
+	 * The rt_sigreturn that ends this handler puts back the alternate
+	 * stack recorded at its delivery: what sigaltstack() just set (or
+	 * the engine's, for a thread it set up now) must be recorded there.
+	 */
+	if (si->si_syscall == SYS_sigaltstack && a[0] && !g[REG_RAX]) {
+		stack_t cur;
+
+		if (!syscall(SYS_sigaltstack, NULL, &cur)) {
+			uc->uc_stack = cur;
+			uc->uc_stack.ss_flags &= ~SS_ONSTACK;
+		}
+	}
 	errno = saved;
 }
 

@@ -37,62 +37,17 @@ SHIM_REAL(void *, dlmopen, Lmid_t, const char *, int)
 SHIM_REAL(int, dlclose, void *)
 
 static int trap_sig;			/* 0: CPUID is native */
-static struct sigaction app_act;	/* the program's, for trap_sig */
-static pthread_mutex_t act_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static bool sync_fault(const siginfo_t *si)
-{
-	return si->si_code > 0;	/* sent by the kernel for a fault */
-}
-
-/*
- * The program's disposition for a fault that is not a CPUID: its handler
- * with its mask, or the default action (death by the signal, core dump
- * included: the faulting instruction runs again with SIG_DFL).
- */
-static void chain(int sig, siginfo_t *si, ucontext_t *uc)
-{
-	struct sigaction a = app_act;	/* a copy: the program may change it */
-	sigset_t mask;
-
-	if (!(a.sa_flags & SA_SIGINFO) &&
-	    (a.sa_handler == SIG_DFL || a.sa_handler == SIG_IGN)) {
-		struct sigaction dfl;
-
-		if (a.sa_handler == SIG_IGN && !sync_fault(si))
-			return;
-		memset(&dfl, 0, sizeof(dfl));
-		dfl.sa_handler = SIG_DFL;
-		get_sigaction()(sig, &dfl, NULL);
-		if (!sync_fault(si)) {
-			sigdelset(&uc->uc_sigmask, sig);
-			syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
-		}
-		return;
-	}
-	mask = uc->uc_sigmask;
-	for (int s = 1; s < NSIG; s++)
-		if (sigismember(&a.sa_mask, s))
-			sigaddset(&mask, s);
-	if (!(a.sa_flags & SA_NODEFER))
-		sigaddset(&mask, sig);
-	if (a.sa_flags & SA_RESETHAND) {
-		app_act.sa_handler = SIG_DFL;
-		app_act.sa_flags &= ~SA_SIGINFO;
-	}
-	pthread_sigmask(SIG_SETMASK, &mask, NULL);
-	if (a.sa_flags & SA_SIGINFO)
-		a.sa_sigaction(sig, si, uc);
-	else
-		a.sa_handler(sig);
-}
+static struct shim_disp app = SHIM_DISP_INIT;	/* the program's, for trap_sig */
 
 static void cpuid_handler(int sig, siginfo_t *si, void *ctx)
 {
 	int saved = errno;
 
+	/* Not a CPUID: the program's (a fault, sent by the kernel, runs
+	 * again on return). */
 	if (!sgxemu__cpuid_trap(ctx))
-		chain(sig, si, ctx);
+		shim_disp_chain(&app, sig, si, ctx, si->si_code > 0,
+				get_sigaction());
 	errno = saved;
 }
 
@@ -108,13 +63,7 @@ int shim_cpuid_sigaction(int sig, const struct sigaction *act,
 		errno = EINVAL;
 		return -1;
 	}
-	pthread_mutex_lock(&act_lock);
-	if (old)
-		*old = app_act;
-	if (act)
-		app_act = *act;
-	pthread_mutex_unlock(&act_lock);
-	return 0;
+	return shim_disp_sigaction(&app, act, old);
 }
 
 static int install_handler(int sig)
@@ -127,7 +76,7 @@ static int install_handler(int sig)
 	 * overflow handler must still see its SIGSEGV). */
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	return get_sigaction()(sig, &sa, &app_act);
+	return get_sigaction()(sig, &sa, &app.act);
 }
 
 /*
@@ -145,7 +94,7 @@ static int arm(enum sgxemu_cpuid_mech *mech)
 		trap_sig = SIGSEGV;
 		if (!sgxemu__cpuid_fault_enable())
 			return 0;
-		prev = app_act;
+		prev = app.act;
 		trap_sig = 0;
 		get_sigaction()(SIGSEGV, &prev, NULL);
 		shim_log("cpuid: CPUID faulting refused; rewriting instead");
@@ -205,7 +154,7 @@ void shim_cpuid_platform_up(void)
 
 void shim_cpuid_fork_child(void)
 {
-	pthread_mutex_init(&act_lock, NULL);
+	pthread_mutex_init(&app.lock, NULL);
 	shim_cpuid_rewrite_fork_child();
 	if (sgxemu__cpuid_mech() == SGXEMU_CPUID_FAULT &&
 	    !sgxemu__cpuid_fault_enabled())

@@ -78,8 +78,7 @@ static struct xrange ranges[MAX_RANGES];
 static int nr_ranges;
 static bool scan_all;			/* SGXEMU_RAW_SYSCALLS=on */
 static bool armed;			/* our SIGSYS handler is in place */
-static struct sigaction app_act;	/* the program's SIGSYS */
-static pthread_mutex_t act_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct shim_disp app = SHIM_DISP_INIT;	/* the program's SIGSYS */
 
 /* The kernel's struct sigaction for rt_sigaction (x86-64). */
 struct ksigaction {
@@ -343,42 +342,6 @@ static long serve(unsigned nr, const long *a)
 
 /* --- SIGSYS -------------------------------------------------------------- */
 
-/* A SIGSYS that is not ours: the program's disposition. */
-static void chain(int sig, siginfo_t *si, ucontext_t *uc)
-{
-	struct sigaction a;
-	sigset_t mask;
-
-	pthread_mutex_lock(&act_lock);
-	a = app_act;
-	pthread_mutex_unlock(&act_lock);
-	if (!(a.sa_flags & SA_SIGINFO) &&
-	    (a.sa_handler == SIG_DFL || a.sa_handler == SIG_IGN)) {
-		struct sigaction dfl;
-
-		if (a.sa_handler == SIG_IGN)
-			return;
-		/* The default action (death with a core) for this signal. */
-		memset(&dfl, 0, sizeof(dfl));
-		dfl.sa_handler = SIG_DFL;
-		shim_app_sigaction(sig, &dfl, NULL);
-		sigdelset(&uc->uc_sigmask, sig);
-		syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
-		return;
-	}
-	mask = uc->uc_sigmask;
-	for (int s = 1; s < NSIG; s++)
-		if (sigismember(&a.sa_mask, s))
-			sigaddset(&mask, s);
-	if (!(a.sa_flags & SA_NODEFER))
-		sigaddset(&mask, sig);
-	pthread_sigmask(SIG_SETMASK, &mask, NULL);
-	if (a.sa_flags & SA_SIGINFO)
-		a.sa_sigaction(sig, si, uc);
-	else
-		a.sa_handler(sig);
-}
-
 static void rawsys_handler(int sig, siginfo_t *si, void *ctx)
 {
 	ucontext_t *uc = ctx;
@@ -387,7 +350,8 @@ static void rawsys_handler(int sig, siginfo_t *si, void *ctx)
 	int saved = errno;
 
 	if (si->si_code != SYS_SECCOMP || si->si_errno != RAWSYS_MARK) {
-		chain(sig, si, uc);
+		/* Not ours: the program's (the SYSCALL is behind). */
+		shim_disp_chain(&app, sig, si, uc, false, shim_app_sigaction);
 		errno = saved;
 		return;
 	}
@@ -427,13 +391,7 @@ int shim_rawsys_sigaction(int sig, const struct sigaction *act,
 		errno = EINVAL;
 		return -1;
 	}
-	pthread_mutex_lock(&act_lock);
-	if (old)
-		*old = app_act;
-	if (act)
-		app_act = *act;
-	pthread_mutex_unlock(&act_lock);
-	return 0;
+	return shim_disp_sigaction(&app, act, old);
 }
 
 void shim_rawsys_init(void)
@@ -453,7 +411,7 @@ void shim_rawsys_init(void)
 	/* SA_NODEFER: a raw call in the program's own SIGSYS handler. */
 	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
 	sigemptyset(&sa.sa_mask);
-	if (shim_app_sigaction(SIGSYS, NULL, &app_act) ||
+	if (shim_app_sigaction(SIGSYS, NULL, &app.act) ||
 	    sigaction(SIGSYS, &sa, NULL)) {
 		shim_log("rawsys: SIGSYS handler not installed: %s",
 			 strerror(errno));
@@ -463,7 +421,7 @@ void shim_rawsys_init(void)
 	ret = install_filter();
 	if (ret) {
 		armed = false;
-		sigaction(SIGSYS, &app_act, NULL);
+		sigaction(SIGSYS, &app.act, NULL);
 		shim_log("rawsys: raw system calls not served (seccomp: %s)",
 			 strerror(-ret));
 		return;

@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <dlfcn.h>
+#include <pthread.h>
 #include <signal.h>
 #include <ucontext.h>
 #include <sys/types.h>
@@ -96,9 +97,18 @@ bool shim_rawsys_owns(int sig);
 int shim_rawsys_sigaction(int sig, const struct sigaction *act,
 			  struct sigaction *old);
 
-/* The engine's (thread.c): keep its alternate stack across the current
- * handler's rt_sigreturn. */
-void sgxemu__sigreturn_altstack(ucontext_t *uc);
+/* sigchain.c: the program's disposition of a signal the shim takes first. */
+struct shim_disp {
+	struct sigaction act;
+	pthread_mutex_t lock;
+};
+#define SHIM_DISP_INIT { .lock = PTHREAD_MUTEX_INITIALIZER }
+int shim_disp_sigaction(struct shim_disp *d, const struct sigaction *act,
+			struct sigaction *old);
+void shim_disp_chain(struct shim_disp *d, int sig, siginfo_t *si,
+		     ucontext_t *uc, bool reruns,
+		     int (*set)(int, const struct sigaction *,
+				struct sigaction *));
 
 /* True when @ret_addr (a caller's return address) is inside libsgxemu.so:
  * the engine's and driver's own mmap/mprotect/sigaction calls must reach

@@ -54,11 +54,22 @@ endif
 .SECONDARY:
 all: $(ALL_TARGETS)
 
-$(B)/%.o: %.c
+# A fresh machine gets its packages before the first compile (scripts/deps.sh
+# does nothing where they are all installed); the stamp keeps it to once.
+$(B)/.deps-build: scripts/deps.sh
+	@mkdir -p $(dir $@)
+	@scripts/deps.sh build
+	@touch $@
+
+$(B)/.deps-test: scripts/deps.sh | $(B)/.deps-build
+	@scripts/deps.sh test
+	@touch $@
+
+$(B)/%.o: %.c | $(B)/.deps-build
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(B)/%.o: %.S
+$(B)/%.o: %.S | $(B)/.deps-build
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
@@ -90,7 +101,7 @@ TEST_DEPS  :=
 BENCH_DEPS :=
 -include $(sort $(wildcard mk/*.mk))
 
-test: $(ALL_TARGETS) $(TESTS) $(TEST_DEPS)
+test: $(B)/.deps-test $(ALL_TARGETS) $(TESTS) $(TEST_DEPS)
 	@B=$(B) tests/run.sh
 
 asan:

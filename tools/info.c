@@ -114,11 +114,12 @@ static int info_json(void)
 	       "\"vector\":%u,\"error_code\":%u},\"eenter_trap\":{"
 	       "\"signal\":\"%s\",\"vector\":%u,\"error_code\":%u},"
 	       "\"fault_style\":\"%s\",\"fsgsbase\":\"%s\","
-	       "\"cpuid\":\"%s\"}}\n", buf, signal_name(t.signo),
+	       "\"cpuid\":\"%s\",\"rdtsc\":\"%s\"}}\n", buf,
+	       signal_name(t.signo),
 	       t.vector, t.error_code, signal_name(t.eenter_signo),
 	       t.eenter_vector, t.eenter_error_code,
 	       t.forced ? t.forced : "native", sgxemu_fsgsbase_mode(),
-	       sgxemu_cpuid_mechanism());
+	       sgxemu_cpuid_mechanism(), sgxemu_tsc_mode());
 	return CLI_EXIT_OK;
 }
 
@@ -140,6 +141,23 @@ static void print_fsgsbase(void)
 		       "run`)\n");
 	else
 		printf(" (SGXEMU_FSGSBASE=0: not offered)\n");
+}
+
+/* RDTSC/RDTSCP in enclave mode (tsc.c). */
+static void print_tsc(void)
+{
+	const char *m = sgxemu_tsc_mode();
+
+	printf("RDTSC in enclave: %s", m);
+	if (!strcmp(m, "allowed"))
+		printf(" (SGX2 part: RDTSC and RDTSCP run, as on hardware)\n");
+	else if (!strcmp(m, "ud"))
+		printf(" (SGX1 part: #UD, as on hardware; PR_SET_TSC while in "
+		       "enclave mode)\n");
+	else
+		printf(" (SGX1 part, but %s: they run, where hardware raises "
+		       "#UD)\n", sgxemu_tsc_trappable() ?
+		       "SGXEMU_TSC=native" : "this host ignores PR_SET_TSC");
 }
 
 /* How host CPUID answers as this part under `sgxemu run` here. */
@@ -256,6 +274,7 @@ static int info_main(int argc, char **argv)
 	print_trap();
 	print_cpuid();
 	print_fsgsbase();
+	print_tsc();
 	return cpu ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 }
 

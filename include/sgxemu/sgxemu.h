@@ -105,6 +105,16 @@ bool sgxemu_fsgsbase_emulated(void);
 const char *sgxemu_fsgsbase_mode(void);
 
 /*
+ * RDTSC/RDTSCP in enclave mode on the platform (after init): "allowed"
+ * (an SGX2 part, as hardware), "ud" (an SGX1 part: #UD, trapped with
+ * PR_SET_TSC around enclave mode), "native" (an SGX1 part on a host whose
+ * CR4.TSD does not trap, or SGXEMU_TSC=native: they run, unlike on
+ * hardware). sgxemu_tsc_trappable() says whether this host traps them.
+ */
+const char *sgxemu_tsc_mode(void);
+bool sgxemu_tsc_trappable(void);
+
+/*
  * How `sgxemu run` makes host CPUID instructions answer as above on this
  * machine, after SGXEMU_CPUID (auto, fault, rewrite, off): "fault" (CPUID
  * faulting: the CPU's cpuid_fault feature, Intel), "rewrite" (CPUID

@@ -105,6 +105,10 @@ struct sgx_cpu {
 	uint8_t *epc;			/* the processor's mapping of the EPC */
 	size_t   nr_pages;
 	struct sgx_epcm_entry *epcm;	/* one per EPC page */
+	/* Per page: has held data since the EPC was made. A page that has
+	 * not is still the memfd's hole and reads as zero, so EAUG need
+	 * not clear it (nor fault in the processor's mapping to do so). */
+	uint8_t *epc_used;
 	struct sgx_encl_ctl **ctl;	/* per page: non-NULL for SECS pages */
 	struct sgx_epc_section sections[SGX_MAX_EPC_SECTIONS];
 	unsigned nr_sections;
@@ -127,6 +131,10 @@ struct sgx_cpu {
 	void (*epcm_changed)(struct sgx_cpu *cpu, struct sgx_encl_ctl *ctl,
 			     uint64_t linaddr);
 };
+
+/* The EPC memfd is shared with another process now (fork): any page may
+ * hold data the EPCM here does not know of. */
+void sgx_cpu_epc_shared(struct sgx_cpu *cpu);
 
 /* Set up the EPC (memfd + mapping) and EPCM. Returns 0 or -errno. */
 int sgx_cpu_init(struct sgx_cpu *cpu, const struct sgx_cpu_config *config);

@@ -127,6 +127,7 @@ int sgx_eadd(struct sgx_cpu *cpu, const struct sgx_pageinfo *pageinfo,
 	epcm->enclave_address = pageinfo->linaddr;
 	epcm->secs = (uint32_t)secs_index;
 	epcm->valid = 1;
+	sgx_epc_set_used(cpu, index);
 	ctl->child_count++;
 	ctl->pages[offset >> SGX_PAGE_SHIFT] = (uint32_t)index + 1;
 	ret = 0;

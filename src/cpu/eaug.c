@@ -56,7 +56,8 @@ int sgx_eaug(struct sgx_cpu *cpu, const struct sgx_pageinfo *pageinfo,
 		ret = SGX_GP;
 		goto out;
 	}
-	memset(epc_page, 0, SGX_PAGE_SIZE);
+	if (cpu->epc_used[index])
+		memset(epc_page, 0, SGX_PAGE_SIZE);
 	memset(epcm, 0, sizeof(*epcm));
 	epcm->r = 1;
 	epcm->w = 1;
@@ -65,6 +66,7 @@ int sgx_eaug(struct sgx_cpu *cpu, const struct sgx_pageinfo *pageinfo,
 	epcm->secs = (uint32_t)secs_index;
 	epcm->pending = 1;
 	epcm->valid = 1;
+	sgx_epc_set_used(cpu, index);
 	ctl->child_count++;
 	__atomic_store_n(&ctl->pages[offset >> SGX_PAGE_SHIFT],
 			 (uint32_t)index + 1, __ATOMIC_RELEASE);

@@ -162,6 +162,7 @@ int sgx_ecreate(struct sgx_cpu *cpu, const struct sgx_pageinfo *pageinfo,
 	epcm->page_type = SGX_PT_SECS;
 	epcm->secs = (uint32_t)index;
 	epcm->valid = 1;
+	sgx_epc_set_used(cpu, index);
 	ret = 0;
 out:
 	pthread_mutex_unlock(&cpu->lock);

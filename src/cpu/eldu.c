@@ -142,6 +142,7 @@ static int eld(struct sgx_cpu *cpu, const struct sgx_pageinfo *pageinfo,
 			(uint32_t)index + 1;
 	}
 	e->valid = 1;
+	sgx_epc_set_used(cpu, index);
 out:
 	pthread_mutex_unlock(&cpu->lock);
 	return ret;

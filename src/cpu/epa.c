@@ -28,6 +28,7 @@ int sgx_epa(struct sgx_cpu *cpu, uint64_t page_type, void *epc_page)
 		memset(e, 0, sizeof(*e));
 		e->page_type = SGX_PT_VA;
 		e->valid = 1;
+		sgx_epc_set_used(cpu, index);
 	}
 	pthread_mutex_unlock(&cpu->lock);
 	return ret;

@@ -167,7 +167,8 @@ int sgx_cpu_init(struct sgx_cpu *cpu, const struct sgx_cpu_config *config)
 	}
 	cpu->epcm = calloc(cpu->nr_pages, sizeof(*cpu->epcm));
 	cpu->ctl = calloc(cpu->nr_pages, sizeof(*cpu->ctl));
-	if (!cpu->epcm || !cpu->ctl) {
+	cpu->epc_used = calloc(cpu->nr_pages, 1);
+	if (!cpu->epcm || !cpu->ctl || !cpu->epc_used) {
 		err = -ENOMEM;
 		goto out_map;
 	}
@@ -183,12 +184,19 @@ int sgx_cpu_init(struct sgx_cpu *cpu, const struct sgx_cpu_config *config)
 out_map:
 	free(cpu->epcm);
 	free(cpu->ctl);
+	free(cpu->epc_used);
 	munmap(cpu->epc, cfg.epc_size);
 out_fd:
 	close(cpu->epc_fd);
 	memset(cpu, 0, sizeof(*cpu));
 	cpu->epc_fd = -1;
 	return err;
+}
+
+void sgx_cpu_epc_shared(struct sgx_cpu *cpu)
+{
+	if (cpu->epc_used)
+		memset(cpu->epc_used, 1, cpu->nr_pages);
 }
 
 void sgx_encl_ctl_free(struct sgx_encl_ctl *ctl)
@@ -213,6 +221,7 @@ void sgx_cpu_destroy(struct sgx_cpu *cpu)
 	}
 	free(cpu->epcm);
 	free(cpu->ctl);
+	free(cpu->epc_used);
 	munmap(cpu->epc, cpu->nr_pages << SGX_PAGE_SHIFT);
 	close(cpu->epc_fd);
 	pthread_mutex_destroy(&cpu->lock);

@@ -31,6 +31,12 @@
 /* Default log2 of the largest enclave in 64-bit mode (64 GiB exclusive). */
 #define SGX_MAX_ENCLAVE_SIZE_64	47
 
+/* Every leaf that makes an EPCM entry valid: the page holds data now. */
+static inline void sgx_epc_set_used(struct sgx_cpu *cpu, long index)
+{
+	cpu->epc_used[index] = 1;
+}
+
 static inline bool sgx_aligned(const void *p, uintptr_t align)
 {
 	return ((uintptr_t)p & (align - 1)) == 0;

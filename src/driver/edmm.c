@@ -449,7 +449,9 @@ void sgxemu__epcm_changed(struct sgx_cpu *cpu, struct sgx_encl_ctl *ctl,
 	struct sgxemu_enclave *e = sgxemu__encl_find(linaddr);
 
 	(void)cpu;
+	/* Mapped anew rather than mprotect'ed: one system call either way,
+	 * and the new mapping comes with its page-table entry (map.c). */
 	if (e && e->ctl == ctl)
 		sgxemu__map_pages(e, (linaddr - e->base) >> SGX_PAGE_SHIFT, 1,
-				  false);
+				  true);
 }

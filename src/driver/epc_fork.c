@@ -89,6 +89,8 @@ static void fork_parent(void)
 		bit = 1ULL << pending_tok;
 		__atomic_fetch_or(&live, bit, __ATOMIC_RELEASE);
 	}
+	/* Either side may write any page of the shared memfd from now on. */
+	sgx_cpu_epc_shared(sgxemu__cpu());
 	sgxemu__epc_fork_split(false, bit);
 	sgxemu__epc_fork_unlock(false);
 	mark_enclaves(bit, false);
@@ -106,6 +108,8 @@ static void fork_child(void)
 			close(tok_fd[t]);
 	live = 0;
 	waited = 0;
+	sgx_cpu_epc_shared(sgxemu__cpu());
+	sgxemu__thread_fork_child();
 	sgxemu__epc_fork_split(true, 0);
 	sgxemu__epc_fork_unlock(true);
 	mark_enclaves(0, true);

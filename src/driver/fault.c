@@ -63,7 +63,9 @@ static void unage(struct sgxemu_enclave *e, size_t n)
 	atomic_fetch_add(&sgxemu__st_aging_faults, 1);
 }
 
-int sgxemu__paging_load(struct sgxemu_enclave *e, size_t n)
+/* ELDU of evicted page @n; @may_reclaim: the allocation may reclaim (and
+ * so wait for threads to leave enclave mode). Paging lock held. */
+static int load(struct sgxemu_enclave *e, size_t n, bool may_reclaim)
 {
 	struct sgx_cpu *cpu = sgxemu__cpu();
 	struct sgxemu_paging *pg = e->pg;
@@ -85,7 +87,8 @@ int sgxemu__paging_load(struct sgxemu_enclave *e, size_t n)
 	 * could be gone again at ELDU (found by `make stress`: ELDU #PF on
 	 * the SECS operand). Nothing allocates between these two and ELDU.
 	 */
-	idx = sgxemu__epc_alloc(hint, false);
+	idx = may_reclaim ? sgxemu__epc_alloc(hint, false) :
+			    sgxemu__epc_try_alloc(hint, false);
 	if (idx < 0)
 		return -EFAULT;
 	if (sgxemu__paging_secs_locked(e)) {
@@ -125,6 +128,23 @@ int sgxemu__paging_load(struct sgxemu_enclave *e, size_t n)
 	sgxemu__lru_add(e, n);
 	sgxemu__map_pages(e, n, 1, true);
 	return 0;
+}
+
+int sgxemu__paging_load(struct sgxemu_enclave *e, size_t n)
+{
+	return load(e, n, true);
+}
+
+/*
+ * The same from a handler still in enclave mode, where nothing may wait
+ * for this thread to leave it: only with a free page to spare and the
+ * SECS resident (whose reload could need an allocation of its own).
+ */
+static int load_now(struct sgxemu_enclave *e, size_t n)
+{
+	if (e->pg->secs_evicted || sgxemu__epc_nr_free() <= SGX_NR_LOW_PAGES)
+		return -EAGAIN;
+	return load(e, n, false);
 }
 
 int sgxemu__paging_secs_locked(struct sgxemu_enclave *e)
@@ -216,6 +236,21 @@ int sgxemu__paging_fault_enclave(struct sgxemu_enclave *e, uint64_t addr,
 			unage(e, n);
 			ret = 1;
 		}
+		sgxemu__paging_unlock();
+		return ret;
+	}
+	/*
+	 * An evicted page, with EPC to spare: ELDU now, and the access runs
+	 * again with no exit, as for EAUG above. A reload that fails here
+	 * (MAC mismatch: the page is lost) is reported by the slow path,
+	 * which finds it lost.
+	 */
+	if ((st & PS_HIDDEN) == PS_EVICTED && !(st & PS_LOST) &&
+	    sgxemu__paging_trylock()) {
+		st = e->pg->state[n];
+		if ((st & PS_HIDDEN) == PS_EVICTED && !(st & PS_LOST) &&
+		    load_now(e, n) == 0)
+			ret = 1;
 		sgxemu__paging_unlock();
 	}
 	return ret;

@@ -56,7 +56,7 @@ static atomic_bool exiting;
 
 static pid_t kernel_tid(void)
 {
-	return (pid_t)syscall(SYS_gettid);
+	return (pid_t)sgxemu__thread_tid();
 }
 
 void sgxemu__paging_lock(void)

@@ -186,6 +186,7 @@ static void gregs_to_gpr(const greg_t *g, struct sgx_gprsgx *gpr)
 static void to_host(struct sgxemu_tcb *tcb, struct sgxemu_sigsave *save)
 {
 	sgxemu__kick_leave(tcb);
+	sgxemu__tsc_leave();
 	tcb->in_enclave = false;
 	save->fs = tcb->host_fs;
 	save->gs = tcb->host_gs;
@@ -366,9 +367,19 @@ static void report_sigbus(ucontext_t *uc, uint32_t errcd, uint64_t addr,
  * thread continues at the AEP, whose ERESUME resumes the enclave; neither
  * the application nor a fixup sees anything. True when handled.
  */
-static bool paging_fault(struct sgxemu_tcb *tcb, ucontext_t *uc,
-			 struct sgxemu_sigsave *save, uint64_t addr,
-			 uint32_t kerr, uint64_t rip)
+/* What paging_fault() did. */
+enum { PF_NOT_MINE, PF_RETRY, PF_EXITED };
+
+/*
+ * A #PF in enclave mode on a page the driver keeps away: PF_RETRY when it
+ * was put right with no exit (an aging fault, an EAUG that needed no
+ * reclaim, a stale fault: the access may run again at once), PF_EXITED
+ * after the AEX whose ERESUME retries it, PF_NOT_MINE for the enclave's
+ * own #PF.
+ */
+static int paging_fault(struct sgxemu_tcb *tcb, ucontext_t *uc,
+			struct sgxemu_sigsave *save, uint64_t addr,
+			uint32_t kerr, uint64_t rip)
 {
 	struct sgxemu_enclave *e = tcb->encl;
 	uint32_t errcd;
@@ -376,16 +387,16 @@ static bool paging_fault(struct sgxemu_tcb *tcb, ucontext_t *uc,
 	switch (sgxemu__encl_fault_enclave(e, addr, kerr)) {
 	case 1:
 		tcb->stale_faults = 0;
-		return true;
+		return PF_RETRY;
 	case 2:
 		tcb->stale_faults = 0;
 		break;
 	case 3:
 		/* Bounded, in case the mapping disagrees for good. */
-		return ++tcb->stale_faults < 1000;
+		return ++tcb->stale_faults < 1000 ? PF_RETRY : PF_NOT_MINE;
 	default:
 		tcb->stale_faults = 0;
-		return false;
+		return PF_NOT_MINE;
 	}
 	errcd = pf_errcd(tcb, addr, kerr);
 	keep_guard(tcb);
@@ -395,7 +406,7 @@ static bool paging_fault(struct sgxemu_tcb *tcb, ucontext_t *uc,
 		report_sigbus(uc, errcd, addr & ~(uint64_t)(SGX_PAGE_SIZE - 1),
 			      tcb->lp.aep);
 	}
-	return true;
+	return PF_EXITED;
 }
 
 /* Bytes at enclave address @addr, through the processor's EPC view (a
@@ -480,6 +491,42 @@ static void copy_out(struct sgxemu_run *run, const greg_t *g)
 	r->rflags = g[REG_EFL];
 }
 
+/*
+ * ENCLU's #PF on a memory operand (RBX, RCX or RDX, whichever the leaf
+ * uses) on a paged-out page, or on no page at all where SGX2 adds one on
+ * fault (EACCEPT of a page not yet there is how runtimes grow their heap,
+ * Gramine's included): the leaf's #PF is the driver's to handle, as for
+ * any access. @pf_addr gets the first operand in ELRANGE, for the #PF the
+ * enclave sees if nobody handles it.
+ */
+static int operand_fault(struct sgxemu_tcb *tcb, ucontext_t *uc,
+			 struct sgxemu_sigsave *save, uint64_t rip,
+			 uint64_t *pf_addr)
+{
+	greg_t *g = uc->uc_mcontext.gregs;
+	const uint64_t ops[3] = { g[REG_RBX], g[REG_RCX], g[REG_RDX] };
+	struct sgxemu_enclave *e = tcb->encl;
+
+	for (int i = 0; e && i < 3; i++) {
+		int r;
+
+		if (ops[i] < e->base || ops[i] - e->base >= e->size)
+			continue;
+		/* A resident page the leaf faulted on for another reason is
+		 * not the driver's. */
+		if (sgx_cpu_lookup(sgxemu__cpu(), ops[i]) >= 0 &&
+		    !sgxemu__encl_hidden(e, (ops[i] - e->base) >>
+					    SGX_PAGE_SHIFT))
+			continue;
+		if (!*pf_addr)
+			*pf_addr = ops[i];
+		r = paging_fault(tcb, uc, save, ops[i], X86_PF_USER, rip);
+		if (r != PF_NOT_MINE)
+			return r;
+	}
+	return PF_NOT_MINE;
+}
+
 static void enclu_in_enclave(struct sgxemu_tcb *tcb, siginfo_t *info,
 			     ucontext_t *uc, struct sgxemu_sigsave *save)
 {
@@ -511,35 +558,24 @@ static void enclu_in_enclave(struct sgxemu_tcb *tcb, siginfo_t *info,
 		}
 		return;
 	}
-	ret = sgx_enclu_user(sgxemu__cpu(), &tcb->lp, leaf, g[REG_RBX],
-			     g[REG_RCX], g[REG_RDX], &rax, &zf);
-	if (ret == SGX_PF) {
-		/*
-		 * A memory operand (RBX, RCX or RDX, whichever the leaf
-		 * uses) on a paged-out page, or on no page at all where SGX2
-		 * adds one on fault (EACCEPT of a page not yet there is how
-		 * runtimes grow their heap, Gramine's included): the leaf's
-		 * #PF is the driver's to handle, as for any access; after the
-		 * reload or EAUG the ENCLU runs again.
-		 */
-		const uint64_t ops[3] = { g[REG_RBX], g[REG_RCX], g[REG_RDX] };
-		struct sgxemu_enclave *e = tcb->encl;
-
-		for (int i = 0; e && i < 3; i++) {
-			if (ops[i] < e->base || ops[i] - e->base >= e->size)
-				continue;
-			/* A resident page the leaf faulted on for another
-			 * reason is not the driver's. */
-			if (sgx_cpu_lookup(sgxemu__cpu(), ops[i]) >= 0 &&
-			    !sgxemu__encl_hidden(e, (ops[i] - e->base) >>
-						    SGX_PAGE_SHIFT))
-				continue;
-			if (!pf_addr)
-				pf_addr = ops[i];
-			if (paging_fault(tcb, uc, save, ops[i], X86_PF_USER,
-					 rip))
-				return;
+	/*
+	 * A leaf whose operand the driver brought in with no exit runs again
+	 * here rather than by one more trap: on hardware that rerun is the
+	 * instruction restarting, and an EACCEPT that grows a heap costs one
+	 * trap a page, not two.
+	 */
+	for (int tries = 0;; tries++) {
+		ret = sgx_enclu_user(sgxemu__cpu(), &tcb->lp, leaf, g[REG_RBX],
+				     g[REG_RCX], g[REG_RDX], &rax, &zf);
+		if (ret != SGX_PF || tries == 3)
+			break;
+		switch (operand_fault(tcb, uc, save, rip, &pf_addr)) {
+		case PF_RETRY:
+			continue;
+		case PF_EXITED:
+			return;
 		}
+		break;
 	}
 	if (ret) {
 		unsigned v = SGX_IS_FAULT(ret) ? SGX_FAULT_VECTOR(ret)
@@ -612,6 +648,18 @@ void sgxemu__enclave_signal(int signo, siginfo_t *info, ucontext_t *uc,
 	case SGXEMU_EV_EXCEPTION:
 		break;
 	}
+	if (ev.vector == X86_TRAP_GP && sgxemu__tsc_trapped) {
+		uint8_t b[3];
+
+		/* The #GP of CR4.TSD: the #UD of an SGX1 part (tsc.c). */
+		if ((enclave_bytes(tcb, rip, b, 3) ||
+		     enclave_bytes(tcb, rip, b, 2)) &&
+		    sgxemu__tsc_is_trap(signo, info, b, 3)) {
+			exception(tcb, SIGILL, info, uc, save, X86_TRAP_UD, 0,
+				  0, rip);
+			return;
+		}
+	}
 	if (ev.vector == X86_TRAP_UD && sgxemu__fsgsbase_emulated) {
 		/* The platform's FSGSBASE, on a kernel that left it off. */
 		int r = sgxemu__fsgsbase_emulate(uc, enclave_bytes, tcb,
@@ -634,7 +682,7 @@ void sgxemu__enclave_signal(int signo, siginfo_t *info, ucontext_t *uc,
 			  rip);
 		return;
 	}
-	if (paging_fault(tcb, uc, save, ev.addr, ev.errcd, rip))
+	if (paging_fault(tcb, uc, save, ev.addr, ev.errcd, rip) != PF_NOT_MINE)
 		return;
 	exception(tcb, signo, info, uc, save, X86_TRAP_PF,
 		  pf_errcd(tcb, ev.addr, ev.errcd), ev.addr, rip);
@@ -770,10 +818,11 @@ bool sgxemu__host_enclu(const struct sgxemu_event *ev, siginfo_t *info,
 	tcb->encl = e;
 	tcb->in_enclave = true;
 	sgxemu__kick_enter(tcb, e);
+	sgxemu__tsc_enter();
 	/* The interrupted host bases, as the stub saved them (the handler
 	 * itself may run on the TCB's recorded ones). */
 	tcb->host_fs = save->fs;
-	tcb->host_gs = save->gs;
+	tcb->host_gs = sgxemu__host_gs(tcb, save->gs);
 	if (leaf == SGX_EENTER) {
 		g[REG_RAX] = lp->cssa;
 		g[REG_RCX] = next;

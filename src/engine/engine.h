@@ -34,6 +34,7 @@
 #define TCB_ENC_FS	24
 #define TCB_ENC_GS	32
 #define TCB_FS_HINT	40
+#define TCB_KERN_GS	48
 
 #define SLOT_SHIFT	18	/* 256 KiB per thread */
 #define SLOT_SIZE	(1 << SLOT_SHIFT)
@@ -136,6 +137,10 @@ struct sgxemu_tcb {
 	/* The FS base enclave code last ran with, where the kernel does not
 	 * track RD/WRFSBASE (TCB_FS_HINT, fsgsbase.c). */
 	uint64_t fs_hint;
+	/* Untracked FSGSBASE: the GS base the kernel restores at a context
+	 * switch (its own copy, set only by arch_prctl), KERN_GS_UNKNOWN
+	 * when the program may have changed it (TCB_KERN_GS, entry.S). */
+	uint64_t kern_gs;
 	uint64_t magic;
 	/* The fast path's state for a signal inside its commit window. */
 	uint64_t entry_rip, entry_rax, entry_rcx, entry_rsp, entry_rflags;
@@ -168,6 +173,10 @@ extern bool sgxemu__fsgsbase_emulated;
  * reads the live bases (fsgsbase.c). */
 extern uint8_t sgxemu__fsgsbase_unmanaged;
 bool sgxemu__fsgsbase_probe_unmanaged(void);
+/* Never a user address, so never equal to a base. */
+#define KERN_GS_UNKNOWN	(~0ULL)
+/* The program's GS base, from the one live in host mode (fsgsbase.c). */
+uint64_t sgxemu__host_gs(struct sgxemu_tcb *tcb, uint64_t live);
 
 /* entry.S */
 void sgxemu__sig_entry(int, siginfo_t *, void *);
@@ -176,12 +185,27 @@ extern char sgxemu__commit_start[], sgxemu__commit_end[];
 /* The fast path's arch_prctl switch to the enclave's bases (no FSGSBASE):
  * still host mode, but with the enclave's GS from its first system call. */
 extern char sgxemu__switch_start[];
+/* Untracked FSGSBASE: the GS switch the fast path calls from that window
+ * (and the stub, with signals blocked). */
+extern char sgxemu__gs_set[], sgxemu__gs_set_end[];
 extern char sgxemu__enclu_trap[];
 extern char sgxemu__api_aep[], sgxemu__api_eexit[], sgxemu__api_fixup[];
 void sgxemu__api_enter(struct sgxemu_run *run);
 
 /* enter.c */
 struct sgxemu_tcb *sgxemu__enter_fast(uint64_t *frame, uint64_t tcs);
+
+/* tsc.c: RDTSC/RDTSCP #UD in enclave mode on an SGX1 platform. */
+extern bool sgxemu__tsc_trapped;
+void sgxemu__tsc_init(bool sgx2);
+void sgxemu__tsc_enter(void);
+void sgxemu__tsc_leave(void);
+int sgxemu__tsc_insn_len(const uint8_t *b, size_t n);
+bool sgxemu__tsc_is_trap(int signo, const siginfo_t *info,
+			 const uint8_t *b, size_t n);
+/* A host-mode RDTSC/RDTSCP trapped only because the thread is between
+ * an entry's TSC switch and its commit: carried out, true. */
+bool sgxemu__tsc_emulate_host(int signo, siginfo_t *info, ucontext_t *uc);
 
 /* thread.c */
 struct sgxemu_tcb *sgxemu__tcb_self(void);
@@ -193,6 +217,11 @@ struct sgxemu_tcb *sgxemu__tcb_current(void);
 /* True when TLS names a TCB that is not this thread's (a raw clone()
  * without CLONE_SETTLS). */
 bool sgxemu__tcb_foreign(void);
+/* The kernel's id of this thread: from its TCB when running on its slot
+ * (the handlers, where the paging lock is taken per fault), else gettid. */
+int sgxemu__thread_tid(void);
+/* In a fork child: the surviving thread's TCB gets its new id. */
+void sgxemu__thread_fork_child(void);
 /* Set such a thread up: slot, alternate stack, syscall user dispatch, but
  * no TLS (it is someone else's). Handlers find it from their stack. */
 struct sgxemu_tcb *sgxemu__tcb_prepare_foreign(void);

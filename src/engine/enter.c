@@ -56,8 +56,9 @@ struct sgxemu_tcb *sgxemu__enter_fast(uint64_t *f, uint64_t tcs)
 	tcb->encl = e;
 	tcb->in_enclave = true;
 	sgxemu__kick_enter(tcb, e);
+	sgxemu__tsc_enter();
 	tcb->host_fs = sgxemu__rdfsbase();
-	tcb->host_gs = sgxemu__rdgsbase();
+	tcb->host_gs = sgxemu__host_gs(tcb, sgxemu__rdgsbase());
 	tcb->enc_fs = lp->fsbase;
 	tcb->enc_gs = lp->gsbase;
 	rflags = f[F_RFLAGS];

@@ -91,7 +91,12 @@ sgxemu__enclu_entry_local:
 	.hidden	sgxemu__switch_start
 sgxemu__switch_start:
 	mov	TCB_ENC_GS(%rdx), %rsi
-	cmp	TCB_HOST_GS(%rdx), %rsi
+	cmpb	$0, sgxemu__fsgsbase_unmanaged(%rip)
+	je	14f
+	mov	$1, %ecx			/* the kernel's copy too */
+	call	sgxemu__gs_set
+	jmp	2f
+14:	cmp	TCB_HOST_GS(%rdx), %rsi
 	je	2f
 	mov	$158, %eax			/* arch_prctl */
 	mov	$0x1001, %edi			/* ARCH_SET_GS */
@@ -228,6 +233,14 @@ sgxemu__sig_entry:
 12:	mov	%rax, TCB_ENC_FS(%rbx)
 	rdgsbase %rax
 	mov	%rax, TCB_ENC_GS(%rbx)
+	mov	TCB_ENC_FS(%rbx), %rcx
+	mov	%rcx, 8(%rsp)
+	mov	%rax, (%rsp)
+	mov	TCB_HOST_GS(%rbx), %rsi
+	mov	%rbx, %rdx
+	xor	%ecx, %ecx			/* host mode (sgxemu__gs_set) */
+	call	sgxemu__gs_set
+	jmp	6f
 10:	mov	TCB_ENC_FS(%rbx), %rax
 	mov	%rax, 8(%rsp)
 	mov	TCB_ENC_GS(%rbx), %rax
@@ -287,7 +300,23 @@ sgxemu__sig_entry:
 	jmp	4f
 3:
 	mov	(%rsp), %rsi
+	cmpb	$0, sgxemu__fsgsbase_unmanaged(%rip)
+	je	14f
+	/* Into enclave mode the kernel's copy must be the enclave's GS
+	 * too, even where the live base is already. */
+	xor	%ecx, %ecx
+	cmpq	$SEL_BLOCK, 16(%rsp)
+	sete	%cl
 	cmp	%r13, %rsi
+	jne	15f
+	test	%ecx, %ecx
+	jz	7f
+	cmp	TCB_KERN_GS(%rbx), %rsi
+	je	7f
+15:	mov	%rbx, %rdx
+	call	sgxemu__gs_set
+	jmp	7f
+14:	cmp	%r13, %rsi
 	je	7f
 	mov	$158, %eax
 	mov	$0x1001, %edi			/* ARCH_SET_GS */
@@ -332,6 +361,37 @@ sgxemu__sig_entry:
 	/* FS is the host's: plain C (keeps the restorer as return). */
 	jmp	sgxemu__signal_plain
 	.size	sgxemu__sig_entry, . - sgxemu__sig_entry
+
+/*
+ * sgxemu__gs_set, for untracked FSGSBASE only (fsgsbase.c, sgxemu__host_gs): GS
+ * base := RSI. The kernel's copy, which it loads at every context switch,
+ * follows by arch_prctl where ECX = 1 (enclave mode, or a host GS the
+ * program set) and it differs; a host GS of 0 with ECX = 0 is written to
+ * the register alone. In: RDX = TCB. Clobbers RAX, RCX, RDI, R11.
+ */
+	.globl	sgxemu__gs_set
+	.hidden	sgxemu__gs_set
+	.type	sgxemu__gs_set, @function
+sgxemu__gs_set:
+	cmp	TCB_KERN_GS(%rdx), %rsi
+	je	1f
+	test	%rsi, %rsi
+	jnz	2f
+	test	%ecx, %ecx
+	jz	1f
+2:	mov	$158, %eax			/* arch_prctl */
+	mov	$0x1001, %edi			/* ARCH_SET_GS */
+	syscall
+	test	%rax, %rax
+	jnz	3f
+	mov	%rsi, TCB_KERN_GS(%rdx)
+	ret
+1:	wrgsbase %rsi
+3:	ret
+	.globl	sgxemu__gs_set_end
+	.hidden	sgxemu__gs_set_end
+sgxemu__gs_set_end:
+	.size	sgxemu__gs_set, . - sgxemu__gs_set
 
 /*
  * The restorer of every engine handler, and the whole range exempt from

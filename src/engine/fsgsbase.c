@@ -66,6 +66,28 @@ bool sgxemu__fsgsbase_probe_unmanaged(void)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
+/*
+ * Untracked FSGSBASE makes every arch_prctl(ARCH_SET_GS) expensive (a
+ * segment load and an MSR write: about one trap's worth on the PVM hosts
+ * that have this), so the stub leaves the kernel's copy of GS at the
+ * enclave's value when the program's GS is 0 and only the live register
+ * goes back to 0 at an exit: a program that never set GS does not read
+ * it, and its next entry needs no system call for GS. After a context
+ * switch in host mode the live base is the kernel's copy again; that is
+ * still the program's 0. A live value that is neither is the program's
+ * own change: then the kernel's copy is not known any more.
+ */
+uint64_t sgxemu__host_gs(struct sgxemu_tcb *tcb, uint64_t live)
+{
+	if (!sgxemu__fsgsbase_unmanaged || live == 0)
+		return live;
+	if (live == tcb->kern_gs && tcb->host_gs == 0)
+		return 0;
+	if (live != tcb->kern_gs)
+		tcb->kern_gs = KERN_GS_UNKNOWN;
+	return live;
+}
+
 bool sgxemu_fsgsbase_emulated(void)
 {
 	const char *v = getenv("SGXEMU_FSGSBASE");

@@ -84,7 +84,13 @@ static int map_run(struct sgxemu_enclave *e, size_t first, size_t n,
 		p = mmap(addr, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS |
 			 MAP_NORESERVE | MAP_FIXED, -1, 0);
 	else
-		p = mmap(addr, len, prot, MAP_SHARED | MAP_FIXED,
+		p = mmap(addr, len, prot, MAP_SHARED | MAP_FIXED |
+			 /* One page made accessible on a fault (EACCEPT,
+			  * reload) is about to be touched: its page-table
+			  * entry now, in this call, costs less than the
+			  * fault it saves (a minor fault is worth a trap
+			  * under shadow paging). */
+			 (n == 1 && prot != PROT_NONE ? MAP_POPULATE : 0),
 			 sgxemu__cpu()->epc_fd, (off_t)idx << SGX_PAGE_SHIFT);
 	return p == MAP_FAILED ? -errno : 0;
 }

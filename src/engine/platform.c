@@ -169,6 +169,7 @@ static int platform_create(void)
 	sgxemu__guard_init(sgxemu__platform.guard);
 	sgx_xsave_layout_init();
 	sgxemu__fault_style_init();
+	sgxemu__tsc_init(cc.sgx2);
 	ret = sgxemu__thread_init_global();
 	if (ret)
 		goto fail;

@@ -306,8 +306,10 @@ static void chain_host(int signo, siginfo_t *info, ucontext_t *uc,
 {
 	uint64_t rip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
 	bool window = tcb && save && !sgxemu__have_fsgsbase &&
-		      rip >= (uint64_t)(uintptr_t)sgxemu__switch_start &&
-		      rip < (uint64_t)(uintptr_t)sgxemu__commit_start &&
+		      ((rip >= (uint64_t)(uintptr_t)sgxemu__switch_start &&
+			rip < (uint64_t)(uintptr_t)sgxemu__commit_start) ||
+		       (rip >= (uint64_t)(uintptr_t)sgxemu__gs_set &&
+			rip < (uint64_t)(uintptr_t)sgxemu__gs_set_end)) &&
 		      save->gs != tcb->host_gs;
 
 	if (window)
@@ -330,6 +332,8 @@ static void host_signal(int signo, siginfo_t *info, ucontext_t *uc,
 
 	if (signo == SGXEMU_KICK_SIGNAL)
 		return;		/* the thread left enclave mode meanwhile */
+	if (sgxemu__tsc_emulate_host(signo, info, uc))
+		return;
 	signo = sgxemu__fault_style_apply(signo, info, uc, false,
 					  sgxemu__host_read, NULL);
 	sgxemu__classify(signo, info, uc, false, sgxemu__host_read, NULL, &ev);

@@ -42,6 +42,7 @@ _Static_assert(offsetof(struct sgxemu_tcb, host_gs) == TCB_HOST_GS, "tcb");
 _Static_assert(offsetof(struct sgxemu_tcb, enc_fs) == TCB_ENC_FS, "tcb");
 _Static_assert(offsetof(struct sgxemu_tcb, enc_gs) == TCB_ENC_GS, "tcb");
 _Static_assert(offsetof(struct sgxemu_tcb, fs_hint) == TCB_FS_HINT, "tcb");
+_Static_assert(offsetof(struct sgxemu_tcb, kern_gs) == TCB_KERN_GS, "tcb");
 _Static_assert(sizeof(struct sgxemu_tcb) <= 4096, "tcb fits its page");
 
 uintptr_t sgxemu__alt_base, sgxemu__alt_len;
@@ -212,6 +213,7 @@ static struct sgxemu_tcb *tcb_setup(bool foreign)
 	tcb->foreign = foreign;
 	tcb->host_fs = sgxemu__rdfsbase();
 	tcb->host_gs = sgxemu__rdgsbase();
+	tcb->kern_gs = KERN_GS_UNKNOWN;
 	ss.ss_sp = slot + ALT_OFFSET;
 	ss.ss_size = SLOT_SIZE - ALT_OFFSET;
 	ss.ss_flags = 0;
@@ -269,6 +271,20 @@ struct sgxemu_tcb *sgxemu__tcb_current(void)
 		return tcb;
 	tcb = tls_tcb;
 	return tcb && tcb->tid == (int)syscall(SYS_gettid) ? tcb : NULL;
+}
+
+int sgxemu__thread_tid(void)
+{
+	struct sgxemu_tcb *tcb =
+		tcb_from_sp((uintptr_t)__builtin_frame_address(0));
+
+	return tcb ? tcb->tid : (int)syscall(SYS_gettid);
+}
+
+void sgxemu__thread_fork_child(void)
+{
+	if (tls_tcb && tls_tcb->magic == TCB_MAGIC)
+		tls_tcb->tid = (int)syscall(SYS_gettid);
 }
 
 bool sgxemu__tcb_foreign(void)

@@ -53,6 +53,11 @@
 #define CMD_YMM		15	/* like CMD_XMM for all 256 bits of ymm0-15 */
 #define CMD_ZMM		16	/* zmm0-31 and k3 (AVX-512) across a ud2 */
 #define CMD_WRFS	17	/* wrfsbase %rsi; rdx = rdfsbase; FS put back */
+#define CMD_BASES	18	/* rsi rounds of loads through FS and GS: rdx =
+				 * rounds that differ from the first; r8, r9 =
+				 * its values */
+#define CMD_RDTSC	19	/* rdtsc [2 bytes]; rdx = 0x7575 */
+#define CMD_RDTSCP	20	/* rdtscp [3 bytes]; rdx = 0x7676 */
 
 #define LCG_MUL		6364136223846793005ULL
 

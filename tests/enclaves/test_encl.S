@@ -114,6 +114,12 @@ encl_entry:
 	je	cmd_zmm
 	cmp	$CMD_WRFS, %rdi
 	je	cmd_wrfs
+	cmp	$CMD_BASES, %rdi
+	je	cmd_bases
+	cmp	$CMD_RDTSC, %rdi
+	je	cmd_rdtsc
+	cmp	$CMD_RDTSCP, %rdi
+	je	cmd_rdtscp
 	/* CMD_NOP and unknown commands: straight back. */
 exit:
 	mov	%fs:FS_HOST_RSP, %rsp
@@ -190,6 +196,16 @@ cmd_ud2:
 	mov	$0x0d0d, %edx
 	jmp	exit
 
+cmd_rdtsc:
+	rdtsc
+	mov	$0x7575, %edx
+	jmp	exit
+
+cmd_rdtscp:
+	rdtscp
+	mov	$0x7676, %edx
+	jmp	exit
+
 cmd_syscall:
 	mov	$39, %eax		/* getpid, if it were allowed */
 	syscall
@@ -215,6 +231,26 @@ cmd_wrfs:
 	wrfsbase %r9
 	mov	%fs:FS_MAGIC, %rdi
 	jmp	exit
+
+	/* Loads through both bases, rsi rounds long: a base lost at a
+	 * context switch shows as a round whose values differ (FS: the
+	 * host's TLS; GS: 0, which faults). */
+cmd_bases:
+	mov	%fs:FS_MAGIC, %r8
+	mov	%gs:8, %r9
+	xor	%edx, %edx
+1:	test	%rsi, %rsi
+	jz	exit
+	dec	%rsi
+	xor	%ecx, %ecx
+	cmp	%fs:FS_MAGIC, %r8
+	setne	%cl
+	cmp	%gs:8, %r9
+	setne	%al
+	or	%al, %cl
+	movzbl	%cl, %ecx
+	add	%rcx, %rdx
+	jmp	1b
 
 cmd_fsgs:
 	rdfsbase %rdx

@@ -10,11 +10,14 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sched.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <asm/prctl.h>
 
 #include "test.h"
 #include "../enclaves/encl_util.h"
@@ -120,6 +123,88 @@ static void *kicker(void *arg)
 		usleep(500);
 	}
 	return NULL;
+}
+
+static volatile int yielder_stop;
+
+static void *yielder(void *arg)
+{
+	(void)arg;
+	while (!yielder_stop)
+		sched_yield();
+	return NULL;
+}
+
+static long involuntary_switches(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_THREAD, &ru) ? -1 : ru.ru_nivcsw;
+}
+
+/*
+ * The enclave's FS and GS, and the program's GS, across context switches
+ * in enclave and in host mode: this thread and a yielding one share one
+ * CPU, so the enclave's loop is preempted many times. Where the kernel
+ * does not track RD/WR{FS,GS}BASE a switch restores only what arch_prctl
+ * last set (fsgsbase.c), which the engine must have kept right: the
+ * enclave's bases inside, a GS the program set outside.
+ */
+TEST(bases_survive_context_switches)
+{
+	static uint8_t host_gs_page[64];
+	const uint64_t host_gs[2] = { 0, (uint64_t)(uintptr_t)host_gs_page };
+	struct sgxemu_enclave *e;
+	struct sgxemu_run run;
+	cpu_set_t mask, one;
+	pthread_t t;
+	uint64_t base, rounds = 10000000;
+	long sw0, sw = 0;
+	int cpu = -1;
+
+	LOAD(e, base);
+	REQUIRE_EQ(sched_getaffinity(0, sizeof(mask), &mask), 0);
+	for (int c = 0; c < CPU_SETSIZE && cpu < 0; c++)
+		if (CPU_ISSET(c, &mask))
+			cpu = c;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	REQUIRE_EQ(sched_setaffinity(0, sizeof(one), &one), 0);
+	yielder_stop = 0;
+	REQUIRE_EQ(pthread_create(&t, NULL, yielder, NULL), 0);
+	for (int g = 0; g < 2; g++) {
+		uint64_t gs = 0;
+
+		REQUIRE_EQ(syscall(SYS_arch_prctl, ARCH_SET_GS, host_gs[g]), 0);
+		for (int i = 0; i < 8; i++) {
+			sw0 = involuntary_switches();
+			REQUIRE_EQ(tu_call(&run, base + L_TCS0, CMD_BASES,
+					   rounds, 0, 0), 0);
+			sw += involuntary_switches() - sw0;
+			REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EEXIT);
+			CHECK_EQ(run.regs.rdx, 0);
+			CHECK_EQ(run.regs.r8, 0xf5f5f5f500000000ULL);
+			CHECK_EQ(run.regs.r9, 0x6565656500000000ULL);
+			/* Host mode, preempted too: the program's own GS. A
+			 * GS of 0 is not checked: the kernel's copy may keep
+			 * the enclave's (fsgsbase.c), unseen by a program
+			 * that never set one. */
+			for (int y = 0; y < 20; y++)
+				sched_yield();
+			if (host_gs[g]) {
+				REQUIRE_EQ(syscall(SYS_arch_prctl, ARCH_GET_GS,
+						   &gs), 0);
+				CHECK_EQ(gs, host_gs[g]);
+			}
+		}
+	}
+	REQUIRE_EQ(syscall(SYS_arch_prctl, ARCH_SET_GS, 0UL), 0);
+	yielder_stop = 1;
+	pthread_join(t, NULL);
+	REQUIRE_EQ(sched_setaffinity(0, sizeof(mask), &mask), 0);
+	/* Otherwise the test proved nothing. */
+	CHECK(sw > 0);
+	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
 }
 
 TEST(pthread_kill_aex_then_resume)
@@ -364,6 +449,7 @@ static void rerun_with(const char *var)
 		"exception_without_fixup_reaches_app_handler",
 		"two_threads_two_tcs_two_enclaves",
 		"pthread_kill_aex_then_resume",
+		"bases_survive_context_switches",
 	};
 	char exe[4096];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);

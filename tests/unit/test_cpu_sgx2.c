@@ -118,6 +118,9 @@ TEST(eaug_adds_pending_rw_reg_page)
 	struct sgx_epcm_entry *e = &f.cpu.epcm[10];
 	uint32_t children = f.ctl->child_count;
 
+	/* Junk the processor cannot know of (the memfd is another
+	 * process's too after a fork), which EAUG must clear. */
+	sgx_cpu_epc_shared(&f.cpu);
 	memset(t_epc(&f.cpu, 10), 0xcc, SGX_PAGE_SIZE);
 	REQUIRE_EQ(eaug(&f, 10, AUG), 0);
 	CHECK(e->valid && e->pending && !e->modified && !e->pr && !e->blocked);
@@ -128,6 +131,21 @@ TEST(eaug_adds_pending_rw_reg_page)
 	CHECK(t_all_zero_page(t_epc(&f.cpu, 10)));
 	CHECK_EQ(f.ctl->child_count, children + 1);
 	CHECK_EQ(sgx_cpu_lookup(&f.cpu, AUG), 10);
+}
+
+/* A page EAUG skips clearing (never held data) reads as zero; one that
+ * held an enclave's data and was removed is cleared before reuse. */
+TEST(eaug_fresh_and_reused_pages_read_zero)
+{
+	SETUP(f);
+
+	REQUIRE_EQ(eaug(&f, 11, AUG), 0);
+	CHECK(t_all_zero_page(t_epc(&f.cpu, 11)));
+	/* What the enclave keeps in its page. */
+	memset(t_epc(&f.cpu, 2), 0x5a, SGX_PAGE_SIZE);
+	REQUIRE_EQ(sgx_eremove(&f.cpu, t_epc(&f.cpu, 2)), 0);
+	REQUIRE_EQ(eaug(&f, 2, AUG + SGX_PAGE_SIZE), 0);
+	CHECK(t_all_zero_page(t_epc(&f.cpu, 2)));
 }
 
 TEST(eaug_alignment_gp)

@@ -418,7 +418,9 @@ static int eaug(struct sgxemu_enclave *e, size_t n, bool may_reclaim)
 	e->pg->state[n] = PS_ADDED;
 	e->pg->resident++;
 	sgxemu__lru_add(e, n);
-	sgxemu__map_pages(e, n, 1, true);
+	/* PENDING: inaccessible, as the placeholder is (map.c). */
+	if (!sgxemu__map_is_placeholder(e, n))
+		sgxemu__map_pages(e, n, 1, true);
 	return 0;
 }
 

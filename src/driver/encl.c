@@ -80,7 +80,8 @@ int sgxemu_enclave_create(const struct sgx_secs *secs, unsigned flags,
 	e->table_slot = -1;
 	pthread_mutex_init(&e->lock, NULL);
 	e->map_prot = calloc(e->npages, 1);
-	if (!e->map_prot) {
+	e->host_map = calloc(e->npages, 1);
+	if (!e->map_prot || !e->host_map) {
 		ret = -ENOMEM;
 		goto out_remove;
 	}
@@ -99,6 +100,7 @@ int sgxemu_enclave_create(const struct sgx_secs *secs, unsigned flags,
 			ret = -EEXIST;
 			goto out_remove;
 		}
+		memset(e->host_map, HOST_NONE, e->npages);
 	}
 	ret = sgxemu__paging_create(e);
 	if (ret)
@@ -122,8 +124,10 @@ out_remove:
 	sgx_eremove(cpu, sgx_epc_page(cpu, (size_t)idx));
 	sgxemu__epc_free(idx);
 out_free:
-	if (e)
+	if (e) {
 		free(e->map_prot);
+		free(e->host_map);
+	}
 	free(e);
 	free(copy);
 	return ret;
@@ -447,6 +451,7 @@ int sgxemu_enclave_destroy(struct sgxemu_enclave *e)
 	pthread_mutex_unlock(&e->lock);
 	pthread_mutex_destroy(&e->lock);
 	free(e->map_prot);
+	free(e->host_map);
 	free(e);
 	return 0;
 }

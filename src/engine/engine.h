@@ -101,6 +101,8 @@ struct sgxemu_enclave {
 	long     secs_index;		/* EPC page of the SECS */
 	unsigned flags;			/* SGXEMU_CREATE_* */
 	uint8_t *map_prot;		/* per page: the mapping's PROT_* */
+	/* Per page: what the host mapping at it is (map.c, HOST_*). */
+	uint8_t *host_map;
 	uint64_t xfrm;
 	uint32_t miscselect;
 	int      table_slot;		/* index in sgxemu__enclaves */
@@ -348,6 +350,12 @@ int sgxemu__fsgsbase_emulate(ucontext_t *uc, sgxemu_read_fn read, void *ctx,
 /* map.c */
 /* Apply the effective protections of pages [first, first+n): @remap
  * re-creates the mappings (after EADD / EREMOVE), else mprotect. */
+/* e->host_map: not known (a mapping of the program's), an anonymous
+ * PROT_NONE page of the engine's, the page's own EPC page. */
+enum { HOST_UNKNOWN, HOST_NONE, HOST_EPC };
+/* True when the host mapping at @page is the engine's PROT_NONE
+ * placeholder, which a page that stays inaccessible can keep (EAUG). */
+bool sgxemu__map_is_placeholder(struct sgxemu_enclave *e, size_t page);
 int sgxemu__map_pages(struct sgxemu_enclave *e, size_t first, size_t n,
 		      bool remap);
 int sgxemu__epcm_prot(struct sgxemu_enclave *e, size_t page);

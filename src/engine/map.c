@@ -10,6 +10,12 @@
  * runs too, so an enclave costs a handful of VMAs, not one per page
  * (vm.max_map_count).
  *
+ * A page EAUG adds is PENDING, so PROT_NONE: where the engine's PROT_NONE
+ * placeholder is there already it stays until EACCEPT maps the EPC page
+ * (one system call a page less). host_map says which pages have their EPC
+ * page mapped; an mprotect that would open a page which has not is a
+ * remap instead, so an anonymous placeholder is never made accessible.
+ *
  * Guard mode: while no thread of the process is in enclave mode, every
  * ELRANGE is PROT_NONE, so host code that touches enclave memory faults
  * (and signal.c reports it). The first thread to enter opens the enclaves,
@@ -17,6 +23,7 @@
  * side runs in signal handlers; no thread holds it in enclave mode.
  */
 #include <errno.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "engine/engine.h"
@@ -92,7 +99,25 @@ static int map_run(struct sgxemu_enclave *e, size_t first, size_t n,
 			  * under shadow paging). */
 			 (n == 1 && prot != PROT_NONE ? MAP_POPULATE : 0),
 			 sgxemu__cpu()->epc_fd, (off_t)idx << SGX_PAGE_SHIFT);
-	return p == MAP_FAILED ? -errno : 0;
+	if (p == MAP_FAILED)
+		return -errno;
+	if (e->host_map)
+		memset(e->host_map + first, idx < 0 ? HOST_NONE : HOST_EPC, n);
+	return 0;
+}
+
+bool sgxemu__map_is_placeholder(struct sgxemu_enclave *e, size_t page)
+{
+	return e->host_map && page < e->npages &&
+	       __atomic_load_n(&e->host_map[page], __ATOMIC_RELAXED) ==
+	       HOST_NONE;
+}
+
+/* A page whose EPC page is not what is mapped there, yet would open. */
+static bool needs_remap(struct sgxemu_enclave *e, size_t i)
+{
+	return e->host_map && e->host_map[i] != HOST_EPC &&
+	       epc_of(e, i) >= 0 && effective(e, i) != PROT_NONE;
 }
 
 int sgxemu__map_pages(struct sgxemu_enclave *e, size_t first, size_t n,
@@ -104,6 +129,8 @@ int sgxemu__map_pages(struct sgxemu_enclave *e, size_t first, size_t n,
 	if (first > e->npages || n > e->npages - first)
 		return -EINVAL;
 	lock();
+	for (size_t i = first; i < end && !remap; i++)
+		remap = needs_remap(e, i);
 	for (size_t i = first; i < end;) {
 		long idx = epc_of(e, i);
 		int prot = effective(e, i);
@@ -134,6 +161,14 @@ int sgxemu__map_pages(struct sgxemu_enclave *e, size_t first, size_t n,
 	return ret;
 }
 
+/* What mprotect may give page @i: nothing where its EPC page is not the
+ * mapping (until a remap puts it there). */
+static int held(struct sgxemu_enclave *e, size_t i)
+{
+	return e->host_map && e->host_map[i] != HOST_EPC ? PROT_NONE :
+	       effective(e, i);
+}
+
 /* mprotect every enclave to its effective protections (guard_shut says
  * which). Called with the lock held. */
 static void reprotect_all(void)
@@ -148,10 +183,10 @@ static void reprotect_all(void)
 			continue;
 		}
 		for (size_t i = 0; i < e->npages;) {
-			int prot = effective(e, i);
+			int prot = held(e, i);
 			size_t j = i + 1;
 
-			while (j < e->npages && effective(e, j) == prot)
+			while (j < e->npages && held(e, j) == prot)
 				j++;
 			mprotect((void *)(uintptr_t)(e->base +
 						     (i << SGX_PAGE_SHIFT)),

@@ -191,6 +191,16 @@ int sgxemu__paging_secs(struct sgxemu_enclave *e)
 	return r;
 }
 
+/* The kernel's VMA check, before its fault handler. */
+static bool window_allows(int prot, uint32_t kerr)
+{
+	if (kerr & X86_PF_INSTR)
+		return prot & PROT_EXEC;
+	if (kerr & X86_PF_WRITE)
+		return prot & PROT_WRITE;
+	return prot != PROT_NONE;
+}
+
 int sgxemu__paging_fault_enclave(struct sgxemu_enclave *e, uint64_t addr,
 				 uint32_t kerr)
 {
@@ -217,6 +227,15 @@ int sgxemu__paging_fault_enclave(struct sgxemu_enclave *e, uint64_t addr,
 		}
 		return ret;
 	}
+	/*
+	 * No page and none to add, in a mainline window that allows the
+	 * access: the kernel's fault handler gives SIGBUS (§8.1 step 3.1;
+	 * SGX1, or EAUG refused), after the AEX every enclave-mode #PF is.
+	 * The seed API's windows over no page are reservations: #PF.
+	 */
+	if (!(st & PS_ADDED) && sgxemu__edmm_mainline(e) &&
+	    window_allows(e->map_prot[n], kerr))
+		return 2;
 	if (!(st & PS_HIDDEN)) {
 		/*
 		 * Another thread loaded (or un-aged) the page between this
@@ -275,6 +294,8 @@ int sgxemu__paging_fault(struct sgxemu_enclave *e, uint64_t addr)
 		unage(e, n);
 	else if (!(st & PS_ADDED) && sgxemu__edmm_can_eaug(e, n, 0))
 		ret = sgxemu__edmm_eaug(e, n);
+	else if (!(st & PS_ADDED))
+		ret = -EFAULT;		/* no page: SIGBUS (§8.1 step 3.1) */
 	/* Otherwise it was loaded meanwhile: the access is retried. */
 	sgxemu__paging_unlock();
 	return ret;
@@ -320,15 +341,6 @@ bool sgxemu__paging_prefault_entry(struct sgxemu_enclave *e, uint64_t tcs)
 }
 
 /* The window's permissions allow an access of kind @kerr (#PF code). */
-static bool window_allows(int prot, uint32_t kerr)
-{
-	if (kerr & X86_PF_INSTR)
-		return prot & PROT_EXEC;
-	if (kerr & X86_PF_WRITE)
-		return prot & PROT_WRITE;
-	return prot != PROT_NONE;
-}
-
 /* Carry out the host instruction at RIP on an abort page (abort_page.c);
  * its bytes are read fault-safely, up to where they stop being readable. */
 static bool abort_access(ucontext_t *uc)

@@ -139,6 +139,89 @@ static inline __attribute__((always_inline)) void load_faults(struct sgx2_encl *
 
 /* --- EAUG on fault + EACCEPT ------------------------------------------------- */
 
+/* ENCLU[EENTER] by host code with the AEP at the ENCLU itself, as a
+ * runtime without the vDSO does it; the program's handlers see the
+ * enclave's faults. RDI = mailbox. */
+void sgx2_host_eenter(uint64_t tcs, void *mail);
+__asm__(
+	".text\n"
+	".globl sgx2_host_eenter\n"
+	"sgx2_host_eenter:\n"
+	"	push %rbx\n"
+	"	push %rbp\n"
+	"	push %r12\n"
+	"	push %r13\n"
+	"	push %r14\n"
+	"	push %r15\n"
+	"	mov %rdi, %rbx\n"
+	"	mov %rsi, %rdi\n"
+	"	lea 1f(%rip), %rcx\n"
+	"	mov $2, %eax\n"
+	"1:	.byte 0x0f, 0x01, 0xd7\n"
+	"	pop %r15\n"
+	"	pop %r14\n"
+	"	pop %r13\n"
+	"	pop %r12\n"
+	"	pop %rbp\n"
+	"	pop %rbx\n"
+	"	ret\n");
+
+static sigjmp_buf nopage_jmp;
+static volatile int nopage_sig, nopage_code;
+static void *volatile nopage_addr;
+
+static void on_nopage(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	nopage_sig = sig;
+	nopage_code = si->si_code;
+	nopage_addr = si->si_addr;
+	siglongjmp(nopage_jmp, 1);
+}
+
+/*
+ * On an SGX1 part an enclave store to an ELRANGE address with no page,
+ * inside a window that allows it: the kernel's fault handler finds no
+ * page and sends SIGBUS (BUS_ADRERR; linux-driver-facts §8.1 step 3.1),
+ * not the SIGSEGV of an ordinary #PF. (On SGX2 the same store EAUGs.)
+ */
+TEST(sgx1_enclave_access_to_no_page_is_sigbus)
+{
+	struct sigaction sa, old_bus, old_segv;
+	struct sgx2_encl e;
+	struct sgx2_mail m;
+	uint64_t page;
+	int r;
+
+	if (no_shim)
+		test_skip("%s", no_shim);
+	if (!sgx1_platform())
+		test_skip("SGX2 platform: the access EAUGs (run again with "
+			  "SGXEMU_SGX2=0 by test_shim.sh)");
+	REQUIRE(key());
+	r = sgx2_encl_build(&e, key(), SGX2_SIZE);
+	REQUIRE_EQ(r, 0);
+	page = e.base + SGX2_HEAP + 0x3000;
+	memset(&m, 0, sizeof(m));
+	m.op = SGX2_OP_STORE;
+	m.a = page + 8;
+	m.b = 0x1234;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_nopage;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGBUS, &sa, &old_bus);
+	sigaction(SIGSEGV, &sa, &old_segv);
+	nopage_sig = 0;
+	if (!sigsetjmp(nopage_jmp, 1))
+		sgx2_host_eenter(e.base + SGX2_TCS0, &m);
+	sigaction(SIGBUS, &old_bus, NULL);
+	sigaction(SIGSEGV, &old_segv, NULL);
+	CHECK_EQ(nopage_sig, SIGBUS);
+	CHECK_EQ(nopage_code, BUS_ADRERR);
+	CHECK_EQ((uint64_t)(uintptr_t)nopage_addr & ~0xfffULL, page);
+	sgx2_encl_destroy(&e);
+}
+
 TEST(heap_grows_page_by_page_with_eaccept)
 {
 	struct sgx2_encl e;

@@ -191,7 +191,8 @@ int sgxemu__paging_secs(struct sgxemu_enclave *e)
 	return r;
 }
 
-/* The kernel's VMA check, before its fault handler. */
+/* The window's permissions allow an access of kind @kerr (#PF code): the
+ * kernel's VMA check, which comes before its fault handler. */
 static bool window_allows(int prot, uint32_t kerr)
 {
 	if (kerr & X86_PF_INSTR)
@@ -340,7 +341,6 @@ bool sgxemu__paging_prefault_entry(struct sgxemu_enclave *e, uint64_t tcs)
 	return loaded;
 }
 
-/* The window's permissions allow an access of kind @kerr (#PF code). */
 /* Carry out the host instruction at RIP on an abort page (abort_page.c);
  * its bytes are read fault-safely, up to where they stop being readable. */
 static bool abort_access(ucontext_t *uc)

@@ -359,23 +359,18 @@ static void report_sigbus(ucontext_t *uc, uint32_t errcd, uint64_t addr,
 	sgxemu__chain(SIGBUS, &si, uc, true);
 }
 
-/*
- * A #PF in enclave mode on a page the driver keeps inaccessible. An aging
- * fault is resolved on the spot, with no exit (the accessed bit costs
- * hardware no fault). A paged-out page is what Linux does: #PF, AEX (SSA
- * written, CSSA+1), the kernel loads the page (ELDU) and maps it, and the
- * thread continues at the AEP, whose ERESUME resumes the enclave; neither
- * the application nor a fixup sees anything. True when handled.
- */
 /* What paging_fault() did. */
 enum { PF_NOT_MINE, PF_RETRY, PF_EXITED };
 
 /*
- * A #PF in enclave mode on a page the driver keeps away: PF_RETRY when it
- * was put right with no exit (an aging fault, an EAUG that needed no
- * reclaim, a stale fault: the access may run again at once), PF_EXITED
- * after the AEX whose ERESUME retries it, PF_NOT_MINE for the enclave's
- * own #PF.
+ * A #PF in enclave mode on a page the driver keeps inaccessible. What
+ * needs no reclaim (an aging fault, an EAUG, a reload with EPC to spare,
+ * a stale fault) is put right on the spot, with no exit: PF_RETRY, the
+ * access may run again at once. Otherwise it is what Linux does: #PF, AEX
+ * (SSA written, CSSA+1), the driver loads the page (ELDU) and maps it, and
+ * the thread continues at the AEP, whose ERESUME resumes the enclave;
+ * neither the application nor a fixup sees anything: PF_EXITED. The
+ * enclave's own #PF is PF_NOT_MINE.
  */
 static int paging_fault(struct sgxemu_tcb *tcb, ucontext_t *uc,
 			struct sgxemu_sigsave *save, uint64_t addr,
@@ -650,11 +645,10 @@ void sgxemu__enclave_signal(int signo, siginfo_t *info, ucontext_t *uc,
 	}
 	if (ev.vector == X86_TRAP_GP && sgxemu__tsc_trapped) {
 		uint8_t b[3];
+		size_t n = sgxemu__tsc_read(enclave_bytes, tcb, rip, b);
 
 		/* The #GP of CR4.TSD: the #UD of an SGX1 part (tsc.c). */
-		if ((enclave_bytes(tcb, rip, b, 3) ||
-		     enclave_bytes(tcb, rip, b, 2)) &&
-		    sgxemu__tsc_is_trap(signo, info, b, 3)) {
+		if (sgxemu__tsc_is_trap(signo, info, b, n)) {
 			exception(tcb, SIGILL, info, uc, save, X86_TRAP_UD, 0,
 				  0, rip);
 			return;

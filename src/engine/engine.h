@@ -197,18 +197,6 @@ void sgxemu__api_enter(struct sgxemu_run *run);
 /* enter.c */
 struct sgxemu_tcb *sgxemu__enter_fast(uint64_t *frame, uint64_t tcs);
 
-/* tsc.c: RDTSC/RDTSCP #UD in enclave mode on an SGX1 platform. */
-extern bool sgxemu__tsc_trapped;
-void sgxemu__tsc_init(bool sgx2);
-void sgxemu__tsc_enter(void);
-void sgxemu__tsc_leave(void);
-int sgxemu__tsc_insn_len(const uint8_t *b, size_t n);
-bool sgxemu__tsc_is_trap(int signo, const siginfo_t *info,
-			 const uint8_t *b, size_t n);
-/* A host-mode RDTSC/RDTSCP trapped only because the thread is between
- * an entry's TSC switch and its commit: carried out, true. */
-bool sgxemu__tsc_emulate_host(int signo, siginfo_t *info, ucontext_t *uc);
-
 /* thread.c */
 struct sgxemu_tcb *sgxemu__tcb_self(void);
 struct sgxemu_tcb *sgxemu__tcb_prepare(void);
@@ -294,6 +282,7 @@ struct sgxemu_event {
 /* A fault-safe reader of @n bytes at @addr: false if unreadable. */
 typedef bool (*sgxemu_read_fn)(void *ctx, uint64_t addr, uint8_t *buf,
 			       size_t n);
+
 bool sgxemu__host_read(void *ctx, uint64_t addr, uint8_t *buf, size_t n);
 void sgxemu__classify(int signo, const siginfo_t *info, const ucontext_t *uc,
 		      bool enclave_mode, sgxemu_read_fn read, void *ctx,
@@ -310,6 +299,20 @@ void sgxemu__fault_style_init(void);
 int sgxemu__fault_style_apply(int signo, siginfo_t *info, ucontext_t *uc,
 			      bool enclave_mode, sgxemu_read_fn read,
 			      void *ctx);
+
+/* tsc.c: RDTSC/RDTSCP #UD in enclave mode on an SGX1 platform. */
+extern bool sgxemu__tsc_trapped;
+void sgxemu__tsc_init(bool sgx2);
+void sgxemu__tsc_enter(void);
+void sgxemu__tsc_leave(void);
+int sgxemu__tsc_insn_len(const uint8_t *b, size_t n);
+bool sgxemu__tsc_is_trap(int signo, const siginfo_t *info,
+			 const uint8_t *b, size_t n);
+size_t sgxemu__tsc_read(sgxemu_read_fn read, void *ctx, uint64_t rip,
+			uint8_t b[3]);
+/* A host-mode RDTSC/RDTSCP trapped only because the thread is between
+ * an entry's TSC switch and its commit: carried out, true. */
+bool sgxemu__tsc_emulate_host(int signo, siginfo_t *info, ucontext_t *uc);
 
 /* aex.c */
 /* Handle a signal that arrived in enclave mode (save->selector BLOCK). */
@@ -348,14 +351,15 @@ int sgxemu__fsgsbase_emulate(ucontext_t *uc, sgxemu_read_fn read, void *ctx,
 			     uint64_t *fs, uint64_t *gs);
 
 /* map.c */
-/* Apply the effective protections of pages [first, first+n): @remap
- * re-creates the mappings (after EADD / EREMOVE), else mprotect. */
 /* e->host_map: not known (a mapping of the program's), an anonymous
  * PROT_NONE page of the engine's, the page's own EPC page. */
 enum { HOST_UNKNOWN, HOST_NONE, HOST_EPC };
 /* True when the host mapping at @page is the engine's PROT_NONE
  * placeholder, which a page that stays inaccessible can keep (EAUG). */
 bool sgxemu__map_is_placeholder(struct sgxemu_enclave *e, size_t page);
+/* Apply the effective protections of pages [first, first+n): @remap
+ * re-creates the mappings (after EADD / EREMOVE), else mprotect (which
+ * becomes a remap where a page would open on a placeholder). */
 int sgxemu__map_pages(struct sgxemu_enclave *e, size_t first, size_t n,
 		      bool remap);
 int sgxemu__epcm_prot(struct sgxemu_enclave *e, size_t page);

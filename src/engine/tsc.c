@@ -98,20 +98,30 @@ bool sgxemu__tsc_is_trap(int signo, const siginfo_t *info,
 	       info->si_code == SI_KERNEL && sgxemu__tsc_insn_len(b, n) > 0;
 }
 
+/* The bytes at @rip an RDTSC(P) would be: 3, or 2 where the third is not
+ * readable (an RDTSC at the end of a page), or 0. */
+size_t sgxemu__tsc_read(sgxemu_read_fn read, void *ctx, uint64_t rip,
+			uint8_t b[3])
+{
+	if (read(ctx, rip, b, 3))
+		return 3;
+	return read(ctx, rip, b, 2) ? 2 : 0;
+}
+
 bool sgxemu__tsc_emulate_host(int signo, siginfo_t *info, ucontext_t *uc)
 {
 	greg_t *g = uc->uc_mcontext.gregs;
 	uint8_t b[3];
 	uint32_t lo, hi, aux = 0;
+	size_t n;
 	int len;
 
-	if (!sgxemu__tsc_trapped || signo != SIGSEGV ||
-	    info->si_code != SI_KERNEL ||
-	    !sgxemu__host_read(NULL, (uint64_t)g[REG_RIP], b, sizeof(b)))
+	if (!sgxemu__tsc_trapped)
 		return false;
-	len = sgxemu__tsc_insn_len(b, sizeof(b));
-	if (!len)
+	n = sgxemu__tsc_read(sgxemu__host_read, NULL, (uint64_t)g[REG_RIP], b);
+	if (!sgxemu__tsc_is_trap(signo, info, b, n))
 		return false;
+	len = sgxemu__tsc_insn_len(b, n);
 	prctl(PR_SET_TSC, PR_TSC_ENABLE, 0, 0, 0);
 	if (len == 3)
 		__asm__ volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));

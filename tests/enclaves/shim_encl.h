@@ -119,6 +119,15 @@ __asm__(
 	"shim_encl_code_end:\n"
 	".popsection\n");
 
+/* The callee-saved registers, around the entry stubs below: an enclave
+ * entry keeps none of them but RBP. */
+#define SHIM_ASM_SAVE \
+	"	push %rbx\n	push %rbp\n	push %r12\n" \
+	"	push %r13\n	push %r14\n	push %r15\n"
+#define SHIM_ASM_RESTORE \
+	"	pop %r15\n	pop %r14\n	pop %r13\n" \
+	"	pop %r12\n	pop %rbp\n	pop %rbx\n"
+
 /*
  * A call of __vdso_sgx_enter_enclave from C: after an exception the
  * enclave's AEX leaves R12-R15 zeroed (the synthetic state), which C code
@@ -137,21 +146,31 @@ __asm__(
 	".text\n"
 	".globl shim_vdso_call\n"
 	"shim_vdso_call:\n"
-	"	push %rbx\n"
-	"	push %rbp\n"
-	"	push %r12\n"
-	"	push %r13\n"
-	"	push %r14\n"
-	"	push %r15\n"
+	SHIM_ASM_SAVE
 	"	pushq 56(%rsp)\n"		/* run, the 7th argument */
 	"	call *shim_vdso_fn(%rip)\n"
 	"	add $8, %rsp\n"
-	"	pop %r15\n"
-	"	pop %r14\n"
-	"	pop %r13\n"
-	"	pop %r12\n"
-	"	pop %rbp\n"
-	"	pop %rbx\n"
+	SHIM_ASM_RESTORE
+	"	ret\n");
+
+/*
+ * ENCLU[EENTER] executed by host code (RDI, RSI, RDX as given, RBX = @tcs),
+ * with the AEP at the ENCLU itself as a runtime without the vDSO has it:
+ * EEXIT comes back after it, and the program's own handlers see the
+ * enclave's faults.
+ */
+void host_enclu_eenter(unsigned long rdi, unsigned long rsi,
+		       unsigned long rdx, uint64_t tcs);
+__asm__(
+	".text\n"
+	".globl host_enclu_eenter\n"
+	"host_enclu_eenter:\n"
+	SHIM_ASM_SAVE
+	"	mov %rcx, %rbx\n"
+	"	lea 1f(%rip), %rcx\n"
+	"	mov $2, %eax\n"
+	"1:	.byte 0x0f, 0x01, 0xd7\n"
+	SHIM_ASM_RESTORE
 	"	ret\n");
 
 /* --- the vDSO ------------------------------------------------------------ */

@@ -44,19 +44,11 @@ typedef int (*seed_cb)(long rdi, long rsi, long rdx, struct seed_exception *ex,
 int seed_vdso_call(unsigned long rdi, unsigned long rsi, unsigned long rdx,
 		   unsigned int leaf, uint64_t tcs, struct seed_exception *ex,
 		   seed_cb cb);
-/* ENCLU[EENTER] executed by host code; EEXIT comes back after it. */
-void host_enclu_eenter(unsigned long op, unsigned long out, unsigned long arg,
-		       uint64_t tcs);
 __asm__(
 	".text\n"
 	".globl seed_vdso_call\n"
 	"seed_vdso_call:\n"
-	"	push %rbx\n"
-	"	push %rbp\n"
-	"	push %r12\n"
-	"	push %r13\n"
-	"	push %r14\n"
-	"	push %r15\n"
+	SHIM_ASM_SAVE
 	"	mov 56(%rsp), %r10\n"		/* callback: 7th argument */
 	"	push %r10\n"
 	"	push %r9\n"
@@ -64,31 +56,7 @@ __asm__(
 	"	mov %ecx, %eax\n"
 	"	call *shim_vdso_fn(%rip)\n"
 	"	add $24, %rsp\n"
-	"	pop %r15\n"
-	"	pop %r14\n"
-	"	pop %r13\n"
-	"	pop %r12\n"
-	"	pop %rbp\n"
-	"	pop %rbx\n"
-	"	ret\n"
-	".globl host_enclu_eenter\n"
-	"host_enclu_eenter:\n"
-	"	push %rbx\n"
-	"	push %rbp\n"
-	"	push %r12\n"
-	"	push %r13\n"
-	"	push %r14\n"
-	"	push %r15\n"
-	"	mov %rcx, %rbx\n"
-	"	lea 1f(%rip), %rcx\n"
-	"	mov $2, %eax\n"
-	"1:	.byte 0x0f, 0x01, 0xd7\n"
-	"	pop %r15\n"
-	"	pop %r14\n"
-	"	pop %r13\n"
-	"	pop %r12\n"
-	"	pop %rbp\n"
-	"	pop %rbx\n"
+	SHIM_ASM_RESTORE
 	"	ret\n");
 
 static const char *no_shim;

@@ -101,3 +101,40 @@ TEST(host_emulation_refuses_other_faults)
 	CHECK(!sgxemu__tsc_emulate_host(SIGSEGV, &gp, &uc));
 	CHECK_EQ(uc.uc_mcontext.gregs[REG_RIP], (greg_t)(uintptr_t)rdtsc);
 }
+
+/* Bytes readable up to @len from 0x1000, as at the end of a page. */
+struct edge {
+	const uint8_t *bytes;
+	size_t len;
+};
+
+static bool edge_read(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
+{
+	struct edge *t = ctx;
+
+	if (addr != 0x1000 || n > t->len)
+		return false;
+	memcpy(buf, t->bytes, n);
+	return true;
+}
+
+/* An RDTSC whose third byte is not readable is still one; an RDTSCP is
+ * not taken from two of its bytes. */
+TEST(tsc_read_at_the_end_of_what_is_readable)
+{
+	siginfo_t gp = { .si_signo = SIGSEGV, .si_code = SI_KERNEL };
+	struct edge at_end = { rdtsc, 2 }, cut = { rdtscp, 2 }, none = { 0 };
+	uint8_t b[3];
+	size_t n;
+	bool saved = sgxemu__tsc_trapped;
+
+	sgxemu__tsc_trapped = true;
+	n = sgxemu__tsc_read(edge_read, &at_end, 0x1000, b);
+	CHECK_EQ(n, 2);
+	CHECK(sgxemu__tsc_is_trap(SIGSEGV, &gp, b, n));
+	n = sgxemu__tsc_read(edge_read, &cut, 0x1000, b);
+	CHECK_EQ(n, 2);
+	CHECK(!sgxemu__tsc_is_trap(SIGSEGV, &gp, b, n));
+	CHECK_EQ(sgxemu__tsc_read(edge_read, &none, 0x1000, b), 0);
+	sgxemu__tsc_trapped = saved;
+}

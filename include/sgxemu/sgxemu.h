@@ -195,6 +195,7 @@ struct sgxemu_page_info {
 	int      epcm_prot;		/* EPCM R/W/X as PROT_* bits */
 	int      map_prot;		/* the mapping's permissions */
 	bool     pending, modified;	/* SGX2 states */
+	bool     refused;		/* the driver SIGBUSes its faults */
 };
 int sgxemu_enclave_page_info(struct sgxemu_enclave *encl, uint64_t linaddr,
 			     struct sgxemu_page_info *info);

@@ -71,6 +71,17 @@ int sgx_encl_remap(struct sgxemu_enclave *e, uint64_t addr, size_t len,
 int sgx_validate_offset_length(const struct sgx_encl *encl, uint64_t offset,
 			       uint64_t length, const char *ioctl);
 
+/* Window bits @map, with SGXEMU_MAP_REFUSED when they exceed the page's
+ * vm_max_prot bits @max (§8.1 step 3.2: the fault handler's SIGBUS;
+ * encl_map.c). */
+uint8_t sgx_map_refusal(uint8_t map, uint8_t max);
+
+/* A page added at @addr with vm_max_prot bits @max under a window mapped
+ * before it (encl_map.c): refused, and mapped so, when the window's bits
+ * exceed @max. */
+void sgx_encl_window_check(struct sgxemu_enclave *e, uint64_t addr,
+			   uint8_t max);
+
 /* Record window permissions @prot over [addr, addr+len) of ELRANGE, where
  * no page is yet (encl_map.c); and do it for every window of @f's enclave
  * once CREATE gave it an ELRANGE (vma.c). */

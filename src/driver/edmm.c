@@ -270,7 +270,7 @@ int sgx_edmm_modify_type(struct sgx_encl *encl, uint64_t addr, uint64_t type,
 	struct sgxemu_enclave *e = encl->engine;
 	struct sgx_secinfo si __attribute__((aligned(64)));
 	struct sgx_cpu *cpu = sgxemu__cpu();
-	uint8_t max = sgx_encl_page_prot(encl, addr), cur;
+	uint8_t max = sgx_encl_page_prot(encl, addr), cur, map = 0;
 	long idx;
 	size_t n;
 	int ret;
@@ -297,15 +297,22 @@ int sgx_edmm_modify_type(struct sgx_encl *encl, uint64_t addr, uint64_t type,
 		}
 		sgx_encl_set_page_prot(encl, addr,
 				       SGX_PAGE_EXISTS | PROT_READ | PROT_WRITE);
+		/* The PTEs are zapped: an executable window now faults
+		 * with SIGBUS (§8.1 step 3.2). */
+		map = e->map_prot[n];
+		e->map_prot[n] = sgx_map_refusal(map, PROT_READ | PROT_WRITE);
 	}
 	memset(&si, 0, sizeof(si));
 	si.flags = type << SGX_SECINFO_PT_SHIFT;
 	ret = emod_result(sgx_emodt(cpu, &si, sgx_epc_page(cpu, (size_t)idx)),
 			  "EMODT", &warned, status);
-	if (ret)
+	if (ret) {
 		sgx_encl_set_page_prot(encl, addr, max);
-	else
+		if (map)
+			e->map_prot[n] = map;
+	} else {
 		ret = emod_commit(e, n);
+	}
 out:
 	unlock(e);
 	return ret;
@@ -355,6 +362,8 @@ int sgx_edmm_remove(struct sgx_encl *encl, uint64_t addr, uint64_t unused,
 	e->pg->state[n] = 0;
 	e->nr_pages--;
 	sgx_encl_set_page_prot(encl, addr, 0);
+	/* EAUG may add a page here again, with all permissions. */
+	e->map_prot[n] &= SGXEMU_MAP_PROT;
 	sgxemu__map_pages(e, n, 1, true);
 out:
 	unlock(e);
@@ -374,7 +383,7 @@ bool sgxemu__edmm_can_eaug(struct sgxemu_enclave *e, size_t n, uint32_t kerr)
 	    resident(e, n) >= 0)
 		return false;
 	/* The kernel's VMA check comes before its fault handler. */
-	prot = e->map_prot[n];
+	prot = e->map_prot[n] & SGXEMU_MAP_PROT;
 	if (kerr & X86_PF_INSTR)
 		return prot & PROT_EXEC;
 	if (kerr & X86_PF_WRITE)

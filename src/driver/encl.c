@@ -317,7 +317,8 @@ int sgxemu_enclave_page_info(struct sgxemu_enclave *e, uint64_t linaddr,
 		return -EINVAL;
 	memset(info, 0, sizeof(*info));
 	n = (linaddr - e->base) >> SGX_PAGE_SHIFT;
-	info->map_prot = e->map_prot[n];
+	info->map_prot = e->map_prot[n] & SGXEMU_MAP_PROT;
+	info->refused = e->map_prot[n] & SGXEMU_MAP_REFUSED;
 	idx = page_epc(e, n);
 	if (idx < 0)
 		return 0;

@@ -195,6 +195,7 @@ int sgxemu__paging_secs(struct sgxemu_enclave *e)
  * kernel's VMA check, which comes before its fault handler. */
 static bool window_allows(int prot, uint32_t kerr)
 {
+	prot &= SGXEMU_MAP_PROT;
 	if (kerr & X86_PF_INSTR)
 		return prot & PROT_EXEC;
 	if (kerr & X86_PF_WRITE)
@@ -213,6 +214,10 @@ int sgxemu__paging_fault_enclave(struct sgxemu_enclave *e, uint64_t addr,
 		return 0;
 	n = (addr - e->base) >> SGX_PAGE_SHIFT;
 	st = __atomic_load_n(&e->pg->state[n], __ATOMIC_ACQUIRE);
+	/* A page whose faults the driver refuses (§8.1 step 3.2): SIGBUS
+	 * after the AEX, from sgxemu__paging_fault(). */
+	if ((st & PS_ADDED) && (e->map_prot[n] & SGXEMU_MAP_REFUSED))
+		return window_allows(e->map_prot[n], kerr) ? 2 : 0;
 	/*
 	 * No page here, and SGX2 adds one on fault (facts §8.2). When that
 	 * needs neither reclaim nor a new VA page it is done at once, like
@@ -287,7 +292,7 @@ int sgxemu__paging_fault(struct sgxemu_enclave *e, uint64_t addr)
 	n = (addr - e->base) >> SGX_PAGE_SHIFT;
 	sgxemu__paging_lock();
 	st = e->pg->state[n];
-	if (st & PS_LOST)
+	if ((st & PS_LOST) || (e->map_prot[n] & SGXEMU_MAP_REFUSED))
 		ret = -EFAULT;
 	else if (st & PS_EVICTED)
 		ret = sgxemu__paging_load(e, n);
@@ -377,6 +382,9 @@ int sgxemu__paging_host_access(struct sgxemu_enclave *e, uint64_t addr,
 	if (!window_allows(prot, kerr))
 		return 0;
 	st = __atomic_load_n(&e->pg->state[n], __ATOMIC_ACQUIRE);
+	/* The window's bits exceed the page's (§8.1 step 3.2). */
+	if ((st & PS_ADDED) && (prot & SGXEMU_MAP_REFUSED))
+		return -1;
 	if (st & PS_HIDDEN)
 		return sgxemu__paging_fault(e, addr) ? -1 : 1;
 	if (!(st & PS_ADDED)) {

@@ -188,6 +188,7 @@ static int add_one(struct sgx_file *f, uint64_t addr, unsigned long src,
 			return f->api == SGX_API_SEED ? -EFAULT : -EIO;
 		return ret;
 	}
+	sgx_encl_window_check(encl->engine, addr, max);
 	return 0;
 }
 

@@ -435,6 +435,8 @@ static uint32_t pf_errcd(struct sgxemu_tcb *tcb, uint64_t addr, uint32_t kerr)
 	if (!__atomic_load_n(&e->ctl->pages[page], __ATOMIC_ACQUIRE))
 		return err;		/* no EPC page: not mapped */
 	map = e->map_prot[page];
+	if (map & SGXEMU_MAP_REFUSED)
+		return err & ~X86_PF_PROT;	/* no PTE: not present */
 	epcm = sgxemu__epcm_prot(e, page);
 	if (kerr & X86_PF_INSTR) {
 		allowed_map = map & PROT_EXEC;
@@ -522,6 +524,43 @@ static int operand_fault(struct sgxemu_tcb *tcb, ucontext_t *uc,
 	return PF_NOT_MINE;
 }
 
+/*
+ * An operand of @leaf on a page the driver refuses to map (map_prot's
+ * SGXEMU_MAP_REFUSED): the leaf reads the EPC directly, but hardware
+ * would take the page walk's #PF first, which the driver answers with
+ * SIGBUS (linux-driver-facts §8.1 step 3.2). RBX, RCX and RDX are the
+ * operands (bits 0-2) where the leaf addresses memory through them.
+ */
+static int refused_operand(struct sgxemu_tcb *tcb, ucontext_t *uc,
+			   struct sgxemu_sigsave *save, uint32_t leaf,
+			   uint64_t rip)
+{
+	greg_t *g = uc->uc_mcontext.gregs;
+	const uint64_t ops[3] = { g[REG_RBX], g[REG_RCX], g[REG_RDX] };
+	struct sgxemu_enclave *e = tcb->encl;
+	unsigned regs;
+
+	switch (leaf) {
+	case SGX_EREPORT:
+	case SGX_EACCEPTCOPY:
+		regs = 7;
+		break;
+	case SGX_EGETKEY:
+	case SGX_EACCEPT:
+	case SGX_EMODPE:
+		regs = 3;
+		break;
+	default:
+		regs = 0;
+		break;
+	}
+	for (int i = 0; e && i < 3; i++)
+		if ((regs & (1U << i)) && sgxemu__map_refused(e, ops[i]))
+			return paging_fault(tcb, uc, save, ops[i], X86_PF_USER,
+					    rip);
+	return PF_NOT_MINE;
+}
+
 static void enclu_in_enclave(struct sgxemu_tcb *tcb, siginfo_t *info,
 			     ucontext_t *uc, struct sgxemu_sigsave *save)
 {
@@ -559,6 +598,8 @@ static void enclu_in_enclave(struct sgxemu_tcb *tcb, siginfo_t *info,
 	 * instruction restarting, and an EACCEPT that grows a heap costs one
 	 * trap a page, not two.
 	 */
+	if (refused_operand(tcb, uc, save, leaf, rip) == PF_EXITED)
+		return;
 	for (int tries = 0;; tries++) {
 		ret = sgx_enclu_user(sgxemu__cpu(), &tcb->lp, leaf, g[REG_RBX],
 				     g[REG_RCX], g[REG_RDX], &rax, &zf);
@@ -766,6 +807,16 @@ bool sgxemu__host_enclu(const struct sgxemu_event *ev, siginfo_t *info,
 	aep = g[REG_RCX];
 	e = sgxemu__encl_find(tcs);
 	lp = &tcb->lp;
+	if (e && sgxemu__map_refused(e, tcs)) {
+		/* The TCS's page walk: #PF, which the driver answers with
+		 * SIGBUS (§8.1 step 3.2), at the ENCLU as below. */
+		drop_guard(tcb);
+		g[REG_RSP] = rsp;
+		if (trampoline)
+			g[REG_RIP] = aep;
+		report_sigbus(uc, X86_PF_USER, tcs & ~(SGX_PAGE_SIZE - 1), aep);
+		return true;
+	}
 	for (int tries = 0;; tries++) {
 		if (leaf == SGX_EENTER)
 			ret = sgx_eenter(sgxemu__cpu(), e ? e->ctl : NULL, tcs,

@@ -93,6 +93,18 @@ struct sgxemu_encl_ops {
 };
 #define SGXEMU_ENCL_OPS_HOST_ACCESS 1
 
+/*
+ * map_prot bit set by the driver on a page whose faults its handler
+ * refuses: the window grants access bits beyond what the page may ever
+ * have (linux-driver-facts §8.1 step 3.2; a page added, or made a TCS,
+ * after the window was mapped). The kernel inserts no PTE there and every
+ * access the window allows gets SIGBUS; the engine maps the page
+ * PROT_NONE and leaves the faults to the driver. mmap and mprotect, which
+ * check the existing pages first, set map_prot anew and so clear it.
+ */
+#define SGXEMU_MAP_REFUSED	0x80
+#define SGXEMU_MAP_PROT		(PROT_READ | PROT_WRITE | PROT_EXEC)
+
 /* One enclave behind the C API (created by src/driver/encl.c). */
 struct sgxemu_enclave {
 	uint64_t base, size;
@@ -114,6 +126,15 @@ struct sgxemu_enclave {
 	/* TCB slots of the threads in enclave mode here (kick.c). */
 	_Atomic uint64_t inside[NR_SLOTS / 64];
 };
+
+/* The driver refuses the page at @addr (SGXEMU_MAP_REFUSED). */
+static inline bool sgxemu__map_refused(const struct sgxemu_enclave *e,
+				       uint64_t addr)
+{
+	return addr >= e->base && addr - e->base < e->size &&
+	       (e->map_prot[(addr - e->base) >> SGX_PAGE_SHIFT] &
+		SGXEMU_MAP_REFUSED);
+}
 
 /* The enclaves, for lock-free lookup by address (handlers, fast path):
  * encl_table.c; the driver registers what it creates. */

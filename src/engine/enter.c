@@ -46,7 +46,7 @@ struct sgxemu_tcb *sgxemu__enter_fast(uint64_t *f, uint64_t tcs)
 	if ((uint32_t)f[F_RAX] != SGX_EENTER)
 		return NULL;
 	e = sgxemu__encl_find(tcs);
-	if (!e)
+	if (!e || sgxemu__map_refused(e, tcs))
 		return NULL;
 	lp = &tcb->lp;
 	/* A failing EENTER changes nothing; the trap path repeats it and

@@ -64,7 +64,8 @@ static int effective(struct sgxemu_enclave *e, size_t page)
 {
 	int p;
 
-	if (guard_shut || sgxemu__encl_hidden(e, page))
+	if (guard_shut || sgxemu__encl_hidden(e, page) ||
+	    (e->map_prot[page] & SGXEMU_MAP_REFUSED))
 		return PROT_NONE;
 	p = sgxemu__epcm_prot(e, page) & e->map_prot[page];
 	/* x86 pages cannot be write-only. */

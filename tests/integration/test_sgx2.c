@@ -49,6 +49,15 @@ static bool sgx1_platform(void)
 	return v && !strcmp(v, "0");
 }
 
+/* Guard mode (SGXEMU_GUARD, as the platform reads it) makes host
+ * accesses to ELRANGE fault on purpose. */
+static bool guard_mode(void)
+{
+	const char *v = getenv("SGXEMU_GUARD");
+
+	return v && *v && strcmp(v, "0");
+}
+
 #define BUILD(e) do { \
 	if (no_shim) test_skip("%s", no_shim); \
 	if (sgx1_platform()) test_skip("SGX1 platform (SGXEMU_SGX2=0)"); \
@@ -194,6 +203,184 @@ TEST(sgx1_enclave_access_to_no_page_is_sigbus)
 	CHECK_EQ(nopage_sig, SIGBUS);
 	CHECK_EQ(nopage_code, BUS_ADRERR);
 	CHECK_EQ((uint64_t)(uintptr_t)nopage_addr & ~0xfffULL, page);
+	sgx2_encl_destroy(&e);
+}
+
+/* Every window of sgx2_encl_map() but the one at @skip. */
+static int map_all_but(struct sgx2_encl *e, uint64_t skip)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < SGX2_NR_PAGES && !ret; i++)
+		if (sgx2_pages[i].offset != skip)
+			ret = sgx2_mmap(e, e->base + sgx2_pages[i].offset, 4096,
+					sgx2_pages[i].prot);
+	if (!ret)
+		ret = sgx2_mmap(e, e->base + SGX2_HEAP, e->size - SGX2_HEAP,
+				PROT_READ | PROT_WRITE);
+	return ret;
+}
+
+/* Read @addr from the host: the signal it got (0 for none). Guard mode's
+ * own fault (SIGSEGV, before any driver) counts as @want. */
+static int host_load_signal(uint64_t addr, int want)
+{
+	struct sigaction sa, old_bus, old_segv;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_nopage;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGBUS, &sa, &old_bus);
+	sigaction(SIGSEGV, &sa, &old_segv);
+	nopage_sig = 0;
+	nopage_addr = NULL;
+	if (!sigsetjmp(nopage_jmp, 1))
+		(void)*(volatile uint64_t *)(uintptr_t)addr;
+	sigaction(SIGBUS, &old_bus, NULL);
+	sigaction(SIGSEGV, &old_segv, NULL);
+	if (guard_mode() && nopage_sig == SIGSEGV) {
+		nopage_code = want == SIGBUS ? BUS_ADRERR : 0;
+		return want;
+	}
+	return nopage_sig;
+}
+
+/*
+ * A window mapped before its page was added, and granting more than the
+ * page may ever have (RW over a read-only page, which mmap could not check
+ * then): the kernel's fault handler never maps the page and answers every
+ * access with SIGBUS (linux-driver-facts §8.1 step 3.2), host or enclave,
+ * until mprotect narrows the window to what the page allows.
+ */
+TEST(window_wider_than_a_later_page_is_sigbus)
+{
+	struct sigaction sa, old_bus, old_segv;
+	struct sgx_enclave_run run;
+	struct sgx2_encl e;
+	struct sgx2_mail m, m1;
+	uint64_t ro;
+
+	if (no_shim)
+		test_skip("%s", no_shim);
+	REQUIRE(key());
+	REQUIRE_EQ(sgx2_encl_create(&e, SGX2_SIZE), 0);
+	ro = e.base + SGX2_RO;
+	REQUIRE_EQ(sgx2_mmap(&e, ro, 4096, PROT_READ | PROT_WRITE), 0);
+	REQUIRE_EQ(sgx2_encl_add(&e), 0);
+	REQUIRE_EQ(sgx2_encl_init(&e, key()), 0);
+	REQUIRE_EQ(map_all_but(&e, SGX2_RO), 0);
+	if (!shim_vdso_fn)
+		shim_vdso_fn = shim_vdso_sym("__vdso_sgx_enter_enclave");
+
+	/* The host's read. */
+	CHECK_EQ(host_load_signal(ro + 64, SIGBUS), SIGBUS);
+	CHECK_EQ(nopage_code, BUS_ADRERR);
+	CHECK_EQ((uint64_t)(uintptr_t)nopage_addr, ro + 64);
+
+	/* The enclave's, through the vDSO: fixed up as vector 14, the
+	 * not-present error code (no PTE), the page's address. */
+	memset(&m, 0, sizeof(m));
+	m.op = SGX2_OP_LOAD;
+	m.a = ro + 64;
+	m.rax = ~0ULL;
+	CHECK_EQ(sgx2_call(&e, SGX2_TCS0, &m, &run), 0);
+	CHECK_EQ(run.function, SGX_ERESUME);
+	CHECK_EQ(run.exception_vector, X86_TRAP_PF);
+	CHECK_EQ(run.exception_error_code & (X86_PF_PROT | X86_PF_SGX), 0);
+	CHECK_EQ(run.exception_addr, ro);
+
+	/* The enclave's, by host ENCLU: the program's SIGBUS handler. */
+	memset(&m1, 0, sizeof(m1));
+	m1.op = SGX2_OP_LOAD;
+	m1.a = ro + 64;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_nopage;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGBUS, &sa, &old_bus);
+	sigaction(SIGSEGV, &sa, &old_segv);
+	nopage_sig = 0;
+	if (!sigsetjmp(nopage_jmp, 1))
+		host_enclu_eenter((unsigned long)(uintptr_t)&m1, 0, 0,
+				  e.base + SGX2_TCS1);
+	sigaction(SIGBUS, &old_bus, NULL);
+	sigaction(SIGSEGV, &old_segv, NULL);
+	CHECK_EQ(nopage_sig, SIGBUS);
+	CHECK_EQ(nopage_code, BUS_ADRERR);
+	CHECK_EQ((uint64_t)(uintptr_t)nopage_addr & ~0xfffULL, ro);
+
+	/* Wider still is refused now that the page exists (§2.5); the
+	 * page's own permissions open it, and the stopped load finishes. */
+	errno = 0;
+	CHECK_EQ(mprotect((void *)(uintptr_t)ro, 4096,
+			  PROT_READ | PROT_WRITE | PROT_EXEC), -1);
+	CHECK_EQ(errno, EACCES);
+	CHECK_EQ(host_load_signal(ro + 64, SIGBUS), SIGBUS);
+	CHECK_EQ(mprotect((void *)(uintptr_t)ro, 4096, PROT_READ), 0);
+	CHECK_EQ(host_load_signal(ro + 64, 0), 0);
+	CHECK_EQ(sgx2_eresume(&e, SGX2_TCS0, &run), 0);
+	CHECK_EQ(run.function, SGX_EEXIT);
+	CHECK_EQ(m.rax, 0x5a5a5a5a5a5a5a5aULL);
+	sgx2_encl_destroy(&e);
+}
+
+/*
+ * The same for a TCS added under a window wider than RW, its maximum:
+ * EENTER's access to it is the #PF the driver answers with SIGBUS, at
+ * the vDSO (vector 14 at the TCS) and by host ENCLU alike.
+ */
+TEST(tcs_added_under_a_wider_window_is_sigbus_at_eenter)
+{
+	struct sigaction sa, old_bus, old_segv;
+	struct sgx_enclave_run run;
+	struct sgx2_encl e;
+	struct sgx2_mail m;
+	uint64_t tcs;
+	int r;
+
+	if (no_shim)
+		test_skip("%s", no_shim);
+	REQUIRE(key());
+	REQUIRE_EQ(sgx2_encl_create(&e, SGX2_SIZE), 0);
+	tcs = e.base + SGX2_TCS1;
+	r = sgx2_mmap(&e, tcs, 4096, PROT_READ | PROT_WRITE | PROT_EXEC);
+	if (r) {
+		sgx2_encl_destroy(&e);
+		test_skip("an RWX window is refused here (%s)", strerror(-r));
+	}
+	REQUIRE_EQ(sgx2_encl_add(&e), 0);
+	REQUIRE_EQ(sgx2_encl_init(&e, key()), 0);
+	REQUIRE_EQ(map_all_but(&e, SGX2_TCS1), 0);
+	if (!shim_vdso_fn)
+		shim_vdso_fn = shim_vdso_sym("__vdso_sgx_enter_enclave");
+
+	memset(&m, 0, sizeof(m));
+	CHECK_EQ(sgx2_call(&e, SGX2_TCS1, &m, &run), 0);
+	CHECK_EQ(run.function, SGX_EENTER);
+	CHECK_EQ(run.exception_vector, X86_TRAP_PF);
+	CHECK_EQ(run.exception_error_code & (X86_PF_PROT | X86_PF_SGX), 0);
+	CHECK_EQ(run.exception_addr, tcs);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_nopage;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGBUS, &sa, &old_bus);
+	sigaction(SIGSEGV, &sa, &old_segv);
+	nopage_sig = 0;
+	if (!sigsetjmp(nopage_jmp, 1))
+		host_enclu_eenter((unsigned long)(uintptr_t)&m, 0, 0, tcs);
+	sigaction(SIGBUS, &old_bus, NULL);
+	sigaction(SIGSEGV, &old_segv, NULL);
+	CHECK_EQ(nopage_sig, SIGBUS);
+	CHECK_EQ(nopage_code, BUS_ADRERR);
+	CHECK_EQ((uint64_t)(uintptr_t)nopage_addr, tcs);
+
+	/* Narrowed to RW: entered, EEXIT with RBX = the TCS. */
+	REQUIRE_EQ(mprotect((void *)(uintptr_t)tcs, 4096,
+			    PROT_READ | PROT_WRITE), 0);
+	memset(&m, 0, sizeof(m));
+	CHECK_EQ(sgx2_call(&e, SGX2_TCS1, &m, &run), 0);
+	CHECK_EQ(run.function, SGX_EEXIT);
+	CHECK_EQ(m.rbx, tcs);
 	sgx2_encl_destroy(&e);
 }
 
@@ -477,6 +664,61 @@ TEST(tcs_created_at_run_time_and_entered)
 	sgx2_encl_destroy(&e);
 }
 
+/*
+ * A page made a TCS under an executable window: the kernel zaps its PTEs
+ * and lowers its maximum to RW (linux-driver-facts §2.4, §7.4), so the
+ * enclave's EACCEPT of it takes a #PF the fault handler refuses (§8.1
+ * step 3.2: SIGBUS, fixed up at the vDSO) until the window is narrowed.
+ */
+TEST(tcs_made_under_an_executable_window_is_sigbus_until_narrowed)
+{
+	struct sgx_enclave_modify_types mt;
+	struct sgx_enclave_run run;
+	struct sgx2_encl e;
+	struct sgx2_mail m;
+	uint64_t t;
+
+	BUILD(e);
+	t = e.base + SGX2_HEAP + 0x20000;
+	/* An EAUGed page may be mapped with every permission. */
+	CHECK_EQ(call(&e, SGX2_OP_GROW, t, 1, 0, &m), 0);
+	REQUIRE_EQ(mprotect((void *)(uintptr_t)t, 4096,
+			    PROT_READ | PROT_WRITE | PROT_EXEC), 0);
+	/* A TCS: STATE 0 (GROW stored the page's address there), OSSA,
+	 * NSSA 2, OENTRY. */
+	CHECK_EQ(call(&e, SGX2_OP_STORE, t, 0, 0, &m), 0);
+	CHECK_EQ(call(&e, SGX2_OP_STORE, t + 16, SGX2_NEWSSA, 0, &m), 0);
+	CHECK_EQ(call(&e, SGX2_OP_STORE, t + 24, 2ULL << 32, 0, &m), 0);
+	CHECK_EQ(call(&e, SGX2_OP_STORE, t + 32, SGX2_CODE, 0, &m), 0);
+	REQUIRE_EQ(modify_types(&e, t - e.base, 4096, SGX_PT_TCS, &mt), 0);
+	/* EACCEPT's page walk: #PF, the driver's SIGBUS, vector 14. */
+	memset(&m, 0, sizeof(m));
+	m.op = SGX2_OP_EACCEPT;
+	m.a = SGX_SECINFO_TCS | SGX_SECINFO_MODIFIED;
+	m.b = t;
+	m.rax = ~0ULL;
+	CHECK_EQ(sgx2_call(&e, SGX2_TCS0, &m, &run), 0);
+	CHECK_EQ(run.function, SGX_ERESUME);
+	CHECK_EQ(run.exception_vector, X86_TRAP_PF);
+	CHECK_EQ(run.exception_error_code & (X86_PF_PROT | X86_PF_SGX), 0);
+	CHECK_EQ(run.exception_addr, t);
+	/* RWX now exceeds the page; RW is what it allows. */
+	errno = 0;
+	CHECK_EQ(mprotect((void *)(uintptr_t)t, 4096,
+			  PROT_READ | PROT_WRITE | PROT_EXEC), -1);
+	CHECK_EQ(errno, EACCES);
+	REQUIRE_EQ(mprotect((void *)(uintptr_t)t, 4096,
+			    PROT_READ | PROT_WRITE), 0);
+	CHECK_EQ(sgx2_eresume(&e, SGX2_TCS0, &run), 0);
+	CHECK_EQ(run.function, SGX_EEXIT);
+	CHECK_EQ(m.rax, 0);
+	memset(&m, 0, sizeof(m));
+	CHECK_EQ(sgx2_call(&e, t - e.base, &m, &run), 0);
+	CHECK_EQ(run.function, SGX_EEXIT);
+	CHECK_EQ(m.rbx, t);
+	sgx2_encl_destroy(&e);
+}
+
 TEST(modify_types_rules)
 {
 	struct sgx_enclave_modify_types mt;
@@ -597,15 +839,6 @@ TEST(sgx2_ioctls_before_init_and_on_sgx1)
 }
 
 /* --- host code on pages the enclave cannot use ------------------------------------ */
-
-/* Guard mode (SGXEMU_GUARD, as the platform reads it) makes host
- * accesses to ELRANGE fault on purpose. */
-static bool guard_mode(void)
-{
-	const char *v = getenv("SGXEMU_GUARD");
-
-	return v && *v && strcmp(v, "0");
-}
 
 static sigjmp_buf touch_jb;
 static volatile int touch_sig;

@@ -18,16 +18,36 @@
 #pragma GCC visibility push(hidden)
 
 /*
+ * Memory other than the abort page, for the string instructions: fault-safe
+ * copies (false where the access faults) and whether @n bytes at @addr are
+ * on an abort page for a read or a @write.
+ */
+struct sgxemu_abort_mem {
+	bool (*read)(void *ctx, uint64_t addr, void *buf, size_t n);
+	bool (*write)(void *ctx, uint64_t addr, const void *buf, size_t n);
+	bool (*is_abort)(void *ctx, uint64_t addr, size_t n, bool write);
+	void *ctx;
+};
+
+/*
  * Carry out the instruction @insn (@len bytes, fetched at the RIP of @uc)
- * whose memory access faulted on an abort page: a load into a
- * general-purpose or XMM register gets all ones (MOV, MOVZX, MOVSX,
- * MOVSXD, MOVD/MOVQ, MOVDQU/MOVDQA/MOVUPS/MOVAPS/LDDQU), a store (MOV,
- * MOVNTI, MOVD/MOVQ, the vector moves above) is dropped, and RIP moves
- * past it. False, with @uc untouched, for any other instruction (the
- * caller then lets the fault through).
+ * whose memory access faulted on an abort page, which reads as all ones
+ * and drops writes:
+ *  - loads into a general-purpose register (MOV, MOVZX, MOVSX, MOVSXD) or
+ *    a vector register (the SSE, VEX and unmasked EVEX moves, with their
+ *    rules for the bits above the load: kept by SSE, cleared by VEX and
+ *    EVEX, in the frame's XSAVE area), and the stores of those, dropped;
+ *  - ALU instructions with a memory operand (ADD, ADC, SUB, SBB, CMP,
+ *    AND, OR, XOR, TEST, INC, DEC, NEG, NOT, XCHG, XADD, CMPXCHG), their
+ *    flags and register results computed on all ones;
+ *  - MOVS, STOS, LODS (REP too), element by element through @mem, while
+ *    an element is on an abort page; then RIP stays for the CPU to finish.
+ * RIP moves past the instruction when it is done. False, with @uc
+ * untouched, for any other instruction (the caller lets the fault through).
+ * @mem may be NULL: no string instructions then.
  */
 bool sgxemu__abort_page_emulate(ucontext_t *uc, const uint8_t *insn,
-				size_t len);
+				size_t len, const struct sgxemu_abort_mem *mem);
 
 #pragma GCC visibility pop
 #endif

@@ -16,6 +16,7 @@
  * needs to allocate.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -149,4 +150,27 @@ uint64_t *sgxemu__va_slot(struct sgxemu_enclave *e, size_t page)
 	return (uint64_t *)sgx_epc_page(sgxemu__cpu(),
 					(size_t)pg->va[s / SGX_VA_SLOT_COUNT]) +
 	       s % SGX_VA_SLOT_COUNT;
+}
+
+uint8_t sgxemu__bounce[4096] __attribute__((aligned(4096)));
+
+int sgxemu__backing_put(struct sgxemu_paging *pg, size_t n)
+{
+	return pwrite(pg->fd, sgxemu__bounce, SGX_PAGE_SIZE,
+		      (off_t)(n * SGX_PAGE_SIZE)) == SGX_PAGE_SIZE ? 0 : -EIO;
+}
+
+int sgxemu__backing_get(struct sgxemu_paging *pg, size_t n)
+{
+	return pread(pg->fd, sgxemu__bounce, SGX_PAGE_SIZE,
+		     (off_t)(n * SGX_PAGE_SIZE)) == SGX_PAGE_SIZE ? 0 : -EIO;
+}
+
+void sgxemu__backing_drop(struct sgxemu_paging *pg, size_t n)
+{
+	if (fallocate(pg->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+		      (off_t)(n * SGX_PAGE_SIZE), SGX_PAGE_SIZE)) {
+		memset(sgxemu__bounce, 0, SGX_PAGE_SIZE);
+		(void)sgxemu__backing_put(pg, n);
+	}
 }

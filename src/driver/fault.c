@@ -22,6 +22,8 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include "driver/abort_page.h"
 #include "driver/edmm.h"
@@ -97,17 +99,17 @@ static int load(struct sgxemu_enclave *e, size_t n, bool may_reclaim)
 	}
 	memset(&pi, 0, sizeof(pi));
 	pi.linaddr = e->base + n * SGX_PAGE_SIZE;
-	pi.srcpge = (uint64_t)(uintptr_t)(pg->backing + n * SGX_PAGE_SIZE);
+	pi.srcpge = (uint64_t)(uintptr_t)sgxemu__bounce;
 	pi.secinfo = (uint64_t)(uintptr_t)&pg->pcmd[n];
 	pi.secs = (uint64_t)(uintptr_t)sgx_epc_page(cpu, (size_t)e->secs_index);
-	r = sgx_eldu(cpu, &pi, sgx_epc_page(cpu, (size_t)idx),
-		     sgxemu__va_slot(e, n));
+	r = sgxemu__backing_get(pg, n);
+	if (!r)
+		r = sgx_eldu(cpu, &pi, sgx_epc_page(cpu, (size_t)idx),
+			     sgxemu__va_slot(e, n));
 	/* As the kernel, success or not: the PCMD entry is zeroed and the
 	 * contents dropped from the backing file. */
 	memset(&pg->pcmd[n], 0, sizeof(pg->pcmd[n]));
-	if (fallocate(pg->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-		      (off_t)(n * SGX_PAGE_SIZE), SGX_PAGE_SIZE))
-		memset(pg->backing + n * SGX_PAGE_SIZE, 0, SGX_PAGE_SIZE);
+	sgxemu__backing_drop(pg, n);
 	if (r) {
 		sgxemu__epc_free(idx);
 		pg->state[n] |= PS_LOST;
@@ -162,11 +164,12 @@ int sgxemu__paging_secs_locked(struct sgxemu_enclave *e)
 	if (idx < 0)
 		return -ENOMEM;
 	memset(&pi, 0, sizeof(pi));
-	pi.srcpge = (uint64_t)(uintptr_t)(pg->backing +
-					  e->npages * SGX_PAGE_SIZE);
+	pi.srcpge = (uint64_t)(uintptr_t)sgxemu__bounce;
 	pi.secinfo = (uint64_t)(uintptr_t)&pg->pcmd[e->npages];
-	r = sgx_eldu(cpu, &pi, sgx_epc_page(cpu, (size_t)idx),
-		     sgxemu__va_slot(e, e->npages));
+	r = sgxemu__backing_get(pg, e->npages);
+	if (!r)
+		r = sgx_eldu(cpu, &pi, sgx_epc_page(cpu, (size_t)idx),
+			     sgxemu__va_slot(e, e->npages));
 	memset(&pg->pcmd[e->npages], 0, sizeof(pg->pcmd[0]));
 	if (r) {
 		sgxemu__epc_free(idx);
@@ -346,10 +349,60 @@ bool sgxemu__paging_prefault_entry(struct sgxemu_enclave *e, uint64_t tcs)
 	return loaded;
 }
 
+/*
+ * @n bytes at @addr are on an abort page of @e for host code: an EPC page
+ * of it, resident, in a window that allows the access, that the EPCM
+ * keeps from it (the kernel would have mapped the page and hardware
+ * would give abort-page semantics).
+ */
+static bool is_abort(void *ctx, uint64_t addr, size_t n, bool write)
+{
+	struct sgxemu_enclave *e = ctx;
+	uint32_t kerr = write ? X86_PF_WRITE : 0;
+	size_t i;
+	int prot;
+
+	(void)n;
+	if (addr < e->base || addr - e->base >= e->size)
+		return false;
+	i = (addr - e->base) >> SGX_PAGE_SHIFT;
+	prot = e->map_prot[i];
+	return !(prot & SGXEMU_MAP_REFUSED) && window_allows(prot, kerr) &&
+	       (__atomic_load_n(&e->pg->state[i], __ATOMIC_ACQUIRE) &
+		(PS_ADDED | PS_HIDDEN)) == PS_ADDED &&
+	       resident_index(e, i) >= 0 &&
+	       !window_allows(sgxemu__epcm_prot(e, i) & prot, kerr);
+}
+
+static bool mem_read(void *ctx, uint64_t addr, void *buf, size_t n)
+{
+	return sgxemu__host_read(ctx, addr, buf, n);
+}
+
+/* A fault-safe store by the kernel's copy (no fault in this handler). */
+static bool mem_write(void *ctx, uint64_t addr, const void *buf, size_t n)
+{
+	struct iovec local = { .iov_base = (void *)(uintptr_t)buf,
+			       .iov_len = n };
+	struct iovec remote = { .iov_base = (void *)(uintptr_t)addr,
+				.iov_len = n };
+	int saved = errno;
+	ssize_t r;
+
+	(void)ctx;
+	r = process_vm_writev(getpid(), &local, 1, &remote, 1, 0);
+	errno = saved;
+	return r == (ssize_t)n;
+}
+
 /* Carry out the host instruction at RIP on an abort page (abort_page.c);
  * its bytes are read fault-safely, up to where they stop being readable. */
-static bool abort_access(ucontext_t *uc)
+static bool abort_access(struct sgxemu_enclave *e, ucontext_t *uc)
 {
+	const struct sgxemu_abort_mem mem = {
+		.read = mem_read, .write = mem_write, .is_abort = is_abort,
+		.ctx = e,
+	};
 	uint64_t rip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
 	size_t first = SGX_PAGE_SIZE - (rip & (SGX_PAGE_SIZE - 1)), len = 15;
 	uint8_t insn[15];
@@ -363,7 +416,7 @@ static bool abort_access(ucontext_t *uc)
 	} else if (!sgxemu__host_read(NULL, rip, insn, len)) {
 		return false;
 	}
-	return sgxemu__abort_page_emulate(uc, insn, len);
+	return sgxemu__abort_page_emulate(uc, insn, len, &mem);
 }
 
 int sgxemu__paging_host_access(struct sgxemu_enclave *e, uint64_t addr,
@@ -411,7 +464,7 @@ int sgxemu__paging_host_access(struct sgxemu_enclave *e, uint64_t addr,
 	}
 	/* An EPC page the kernel would have mapped: abort-page semantics
 	 * (fetches from it are left to fault). */
-	if (!(kerr & X86_PF_INSTR) && abort_access(uc))
+	if (!(kerr & X86_PF_INSTR) && abort_access(e, uc))
 		return 1;
 	if (!__atomic_exchange_n(&abort_noted, true, __ATOMIC_RELAXED))
 		sgxemu__write_str("sgxemu: host code touched an EPC page the "

@@ -40,7 +40,8 @@
 
 struct sgxemu_paging {
 	int      fd;			/* the backing memfd */
-	uint8_t *backing;		/* its mapping: page i at i * 4096 */
+	uint8_t *backing;		/* its mapping: page i at i * 4096,
+					 * used for the PCMDs (and by tests) */
 	size_t   backing_len;
 	struct sgx_pcmd *pcmd;		/* PCMD region: entry i for page i */
 	uint8_t  *state;		/* per page: PS_* */
@@ -74,6 +75,20 @@ void sgxemu__paging_destroy(struct sgxemu_enclave *e);
  * one is full (the kernel's sgx_encl_grow). 0 or -ENOMEM. */
 int sgxemu__paging_grow(struct sgxemu_enclave *e, size_t page);
 uint64_t *sgxemu__va_slot(struct sgxemu_enclave *e, size_t page);
+/*
+ * Backing page @n (the SECS at npages) by the file, not the mapping:
+ * EWB writes into sgxemu__bounce, then sgxemu__backing_put() stores it;
+ * sgxemu__backing_get() fills sgxemu__bounce for ELDU, and
+ * sgxemu__backing_drop() frees the page after it. The hot path never
+ * maps a backing page, so dropping one zaps no page-table entry and
+ * needs no TLB shootdown of the process's other CPUs (ksgxd's among
+ * them), which a punch-hole under a mapping did at every reload. The
+ * paging lock serialises the one bounce page. 0, or -EIO.
+ */
+extern uint8_t sgxemu__bounce[4096];
+int sgxemu__backing_put(struct sgxemu_paging *pg, size_t n);
+int sgxemu__backing_get(struct sgxemu_paging *pg, size_t n);
+void sgxemu__backing_drop(struct sgxemu_paging *pg, size_t n);
 
 /* reclaim.c */
 void sgxemu__lru_add(struct sgxemu_enclave *e, size_t page);

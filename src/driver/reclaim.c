@@ -255,8 +255,7 @@ size_t sgxemu__reclaim_batch(bool direct)
 			continue;
 		for (tries = 1;; tries++) {
 			memset(&pi, 0, sizeof(pi));
-			pi.srcpge = (uint64_t)(uintptr_t)(pg->backing +
-							  n * SGX_PAGE_SIZE);
+			pi.srcpge = (uint64_t)(uintptr_t)sgxemu__bounce;
 			pi.secinfo = (uint64_t)(uintptr_t)&pg->pcmd[n];
 			r = sgx_ewb(cpu, &pi, sgx_epc_page(cpu, (size_t)idx[i]),
 				    sgxemu__va_slot(e, n));
@@ -264,6 +263,9 @@ size_t sgxemu__reclaim_batch(bool direct)
 				break;
 			wait_for_exits(e, tries);
 		}
+		if ((!r || r == SGX_VA_SLOT_OCCUPIED) &&
+		    sgxemu__backing_put(pg, n))
+			r = -EIO;	/* the encrypted page has nowhere to go */
 		if (r && r != SGX_VA_SLOT_OCCUPIED) {
 			/* As the kernel: the contents are lost. */
 			sgxemu__write_str("sgxemu: reclaim: EWB failed\n");
@@ -308,11 +310,13 @@ void sgxemu__evict_secs(struct sgxemu_enclave *e)
 		pg->secs_slot = ++pg->nr_slots;
 	}
 	memset(&pi, 0, sizeof(pi));
-	pi.srcpge = (uint64_t)(uintptr_t)(pg->backing +
-					  e->npages * SGX_PAGE_SIZE);
+	pi.srcpge = (uint64_t)(uintptr_t)sgxemu__bounce;
 	pi.secinfo = (uint64_t)(uintptr_t)&pg->pcmd[e->npages];
 	r = sgx_ewb(cpu, &pi, sgx_epc_page(cpu, (size_t)e->secs_index),
 		    sgxemu__va_slot(e, e->npages));
+	if ((!r || r == SGX_VA_SLOT_OCCUPIED) &&
+	    sgxemu__backing_put(pg, e->npages))
+		r = -EIO;
 	if (r && r != SGX_VA_SLOT_OCCUPIED)
 		return;
 	sgxemu__epc_free(e->secs_index);

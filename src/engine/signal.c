@@ -367,9 +367,34 @@ static void host_signal(int signo, siginfo_t *info, ucontext_t *uc,
 	chain_host(signo, info, uc, tcb, save);
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+
+/*
+ * A program's handler that left by siglongjmp left its frames' redzones
+ * poisoned on the engine's alternate stack: AddressSanitizer unpoisons
+ * only stacks it knows (google/sanitizers#189). Clear the shadow of the
+ * slot's stack below this frame, which nothing uses now.
+ */
+static void asan_fresh_altstack(struct sgxemu_tcb *tcb)
+{
+	uintptr_t lo = (uintptr_t)tcb + sizeof(*tcb);
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0) - 256;
+
+	if (sp > lo && sp - (uintptr_t)tcb < SLOT_SIZE)
+		__asan_unpoison_memory_region((void *)lo, sp - lo);
+}
+#else
+static void asan_fresh_altstack(struct sgxemu_tcb *tcb)
+{
+	(void)tcb;
+}
+#endif
+
 void sgxemu__signal(int signo, siginfo_t *info, ucontext_t *uc,
 		    struct sgxemu_tcb *tcb, struct sgxemu_sigsave *save)
 {
+	asan_fresh_altstack(tcb);
 	if (save->selector == SEL_BLOCK)
 		sgxemu__enclave_signal(signo, info, uc, tcb, save);
 	else

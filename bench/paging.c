@@ -169,9 +169,37 @@ static double round_raw(EVP_CIPHER_CTX *ctx, uint8_t *plain, uint8_t *cipher)
 
 /* Fill + check of a 32 MiB heap with an EPC of @epc_mib: seconds, or < 0
  * (the enclave's checksum is verified). In a child process. */
-static double workload(uint64_t epc_mib, uint64_t *evicted)
+struct counts {
+	uint64_t evicted, reloaded, aging, kicks, ksgxd, direct;
+};
+
+static void counts_of(struct counts *c)
 {
-	struct { double t; uint64_t evicted; } res = { -1, 0 };
+	struct sgxemu_platform_stats ps;
+
+	memset(c, 0, sizeof(*c));
+	if (sgxemu_platform_stats(&ps))
+		return;
+	c->evicted = ps.pages_evicted;
+	c->reloaded = ps.pages_reloaded;
+	c->aging = ps.aging_faults;
+	c->kicks = ps.kicks;
+	c->ksgxd = ps.reclaimer_runs;
+	c->direct = ps.direct_reclaims;
+}
+
+static double thread_cpu(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Seconds of wall time (and in *@cpu, of the calling thread's CPU time). */
+static double workload(uint64_t epc_mib, struct counts *out, double *cpu)
+{
+	struct { double t, cpu; struct counts c; } res = { .t = -1 };
 	int fds[2];
 	pid_t pid;
 
@@ -183,12 +211,12 @@ static double workload(uint64_t epc_mib, uint64_t *evicted)
 			.epc_size = epc_mib * MiB, .sgx2 = -1, .guard = -1,
 			.host_enclu = -1,
 		};
-		struct sgxemu_platform_stats ps;
+		struct counts c0;
 		struct sgxemu_run run;
 		struct pencl p;
 		const char *why;
 		uint64_t seed = 0x1234, n;
-		double t0;
+		double t0, c0t;
 
 		close(fds[0]);
 		sgxemu_platform_configure(&cfg);
@@ -198,8 +226,8 @@ static double workload(uint64_t epc_mib, uint64_t *evicted)
 			_exit(1);
 		}
 		n = p.heap_pages;
-		sgxemu_platform_stats(&ps);
-		res.evicted = ps.pages_evicted;
+		counts_of(&c0);
+		c0t = thread_cpu();
 		t0 = now();
 		if (tu_call(&run, p.base, P_FILL, 0, n, seed) ||
 		    run.exit_reason != SGXEMU_EXIT_EEXIT ||
@@ -207,10 +235,16 @@ static double workload(uint64_t epc_mib, uint64_t *evicted)
 		    run.exit_reason != SGXEMU_EXIT_EEXIT)
 			_exit(1);
 		res.t = now() - t0;
+		res.cpu = thread_cpu() - c0t;
 		if (run.regs.rsi || run.regs.rdx != expected_checksum(seed, 0, n))
 			_exit(1);
-		sgxemu_platform_stats(&ps);
-		res.evicted = ps.pages_evicted - res.evicted;
+		counts_of(&res.c);
+		res.c.evicted -= c0.evicted;
+		res.c.reloaded -= c0.reloaded;
+		res.c.aging -= c0.aging;
+		res.c.kicks -= c0.kicks;
+		res.c.ksgxd -= c0.ksgxd;
+		res.c.direct -= c0.direct;
 		if (write(fds[1], &res, sizeof(res)) != sizeof(res))
 			_exit(1);
 		_exit(0);
@@ -221,36 +255,53 @@ static double workload(uint64_t epc_mib, uint64_t *evicted)
 	close(fds[0]);
 	if (pid > 0)
 		waitpid(pid, NULL, 0);
-	*evicted = res.evicted;
+	*out = res.c;
+	*cpu = res.cpu;
 	return res.t;
 }
 
 static void oversubscription(void)
 {
-	double over = 1e9, resident = 1e9, per, trap;
-	uint64_t ev_over = 0, ev_res = 0;
+	double over = 1e9, resident = 1e9, per, trap, cpu_o = 0, cpu_r = 0;
+	struct counts c_over = { 0 }, c_res = { 0 }, co, cr;
+	uint64_t ev_over, ev_res;
 
 	/* The trap the engine takes for a fault, as in bench/ecall. */
 	trap = sgxemu_trap_cost_ns(2000);
 
 	for (int i = 0; i < 3; i++) {
-		double o = workload(8, &ev_over), r = workload(64, &ev_res);
+		double oc, rc, o = workload(8, &co, &oc), r = workload(64, &cr, &rc);
 
 		if (o < 0 || r < 0) {
 			printf("paging: oversubscribed workload failed\n");
 			return;
 		}
-		if (o < over)
+		if (o < over) {
 			over = o;
-		if (r < resident)
+			c_over = co;
+			cpu_o = oc;
+		}
+		if (r < resident) {
 			resident = r;
+			c_res = cr;
+			cpu_r = rc;
+		}
 	}
+	ev_over = c_over.evicted;
+	ev_res = c_res.evicted;
 	printf("paging: 32 MiB heap, fill + 2 reads, EPC 64 MiB (resident) "
 	       "%8.3f s (%llu evictions)\n", resident,
 	       (unsigned long long)ev_res);
 	printf("paging: 32 MiB heap, fill + 2 reads, EPC 8 MiB (4x over)  "
 	       "%8.3f s (%llu evictions)\n", over,
 	       (unsigned long long)ev_over);
+	printf("paging: 4x over: %llu reloads, %llu aging faults, %llu kicks, "
+	       "%llu ksgxd and %llu direct reclaim batches\n",
+	       (unsigned long long)c_over.reloaded,
+	       (unsigned long long)c_over.aging,
+	       (unsigned long long)c_over.kicks,
+	       (unsigned long long)c_over.ksgxd,
+	       (unsigned long long)c_over.direct);
 	per = ev_over ? (over - resident) / (double)ev_over * 1e9 : 0.0;
 	printf("paging: oversubscribed slowdown %.1fx (%.1f us per eviction "
 	       "and reload)\n", over / resident, per / 1e3);
@@ -258,6 +309,14 @@ static void oversubscription(void)
 		printf("paging: per eviction and reload = %.2f traps of this "
 		       "host's (%.2f us each; goal 3)\n", per / trap,
 		       trap / 1e3);
+	/* The enclave thread's own share: its CPU time per reload, the
+	 * fault-in (trap, ELDU, mapping) and what the reclaimer's TLB
+	 * shootdowns cost it, without ksgxd's work on the other CPU. */
+	if (trap > 0 && c_over.reloaded)
+		printf("paging: fault-in, enclave thread CPU per reload: "
+		       "%.1f us = %.2f traps\n",
+		       (cpu_o - cpu_r) / (double)c_over.reloaded * 1e6,
+		       (cpu_o - cpu_r) / (double)c_over.reloaded * 1e9 / trap);
 }
 
 int main(void)

@@ -166,11 +166,43 @@ int sgxemu__backing_get(struct sgxemu_paging *pg, size_t n)
 		     (off_t)(n * SGX_PAGE_SIZE)) == SGX_PAGE_SIZE ? 0 : -EIO;
 }
 
+/* Free @nr backing pages from @n; zeros where the file cannot punch. */
+static void punch(struct sgxemu_paging *pg, size_t n, size_t nr)
+{
+	if (!fallocate(pg->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+		       (off_t)(n * SGX_PAGE_SIZE), (off_t)(nr * SGX_PAGE_SIZE)))
+		return;
+	memset(sgxemu__bounce, 0, SGX_PAGE_SIZE);
+	for (size_t i = 0; i < nr; i++)
+		(void)sgxemu__backing_put(pg, n + i);
+}
+
+void sgxemu__backing_flush(struct sgxemu_paging *pg)
+{
+	uint32_t *d = pg->drops;
+	size_t nr = pg->nr_drops;
+
+	for (size_t i = 1; i < nr; i++)
+		for (size_t j = i; j > 0 && d[j - 1] > d[j]; j--) {
+			uint32_t t = d[j];
+
+			d[j] = d[j - 1];
+			d[j - 1] = t;
+		}
+	for (size_t i = 0; i < nr;) {
+		size_t j = i + 1;
+
+		while (j < nr && d[j] <= d[j - 1] + 1)
+			j++;
+		punch(pg, d[i], d[j - 1] - d[i] + 1);
+		i = j;
+	}
+	pg->nr_drops = 0;
+}
+
 void sgxemu__backing_drop(struct sgxemu_paging *pg, size_t n)
 {
-	if (fallocate(pg->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-		      (off_t)(n * SGX_PAGE_SIZE), SGX_PAGE_SIZE)) {
-		memset(sgxemu__bounce, 0, SGX_PAGE_SIZE);
-		(void)sgxemu__backing_put(pg, n);
-	}
+	if (pg->nr_drops == SGXEMU_DROPS_MAX)
+		sgxemu__backing_flush(pg);
+	pg->drops[pg->nr_drops++] = (uint32_t)n;
 }

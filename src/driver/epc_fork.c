@@ -69,6 +69,13 @@ static void mark_enclaves(uint64_t bit, bool child)
 static void fork_prepare(void)
 {
 	sgxemu__paging_lock();
+	/* Queued backing drops are this process's: done before sharing. */
+	for (int i = 0; i < MAX_ENCLAVES; i++) {
+		struct sgxemu_enclave *e = atomic_load(&sgxemu__enclaves[i]);
+
+		if (e && e->pg)
+			sgxemu__backing_flush(e->pg);
+	}
 	pending_tok = 0;
 	for (int t = 1; t < NR_TOKENS; t++)
 		if (!(live & (1ULL << t))) {

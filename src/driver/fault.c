@@ -139,12 +139,14 @@ int sgxemu__paging_load(struct sgxemu_enclave *e, size_t n)
 
 /*
  * The same from a handler still in enclave mode, where nothing may wait
- * for this thread to leave it: only with a free page to spare and the
- * SECS resident (whose reload could need an allocation of its own).
+ * for this thread to leave it: only with a free page, taken without
+ * reclaim (the kernel's fault path does not reclaim either, §8.1 step
+ * 3.4.2), and the SECS resident (whose reload could need an allocation
+ * of its own).
  */
 static int load_now(struct sgxemu_enclave *e, size_t n)
 {
-	if (e->pg->secs_evicted || sgxemu__epc_nr_free() <= SGX_NR_LOW_PAGES)
+	if (e->pg->secs_evicted || sgxemu__epc_nr_free() == 0)
 		return -EAGAIN;
 	return load(e, n, false);
 }

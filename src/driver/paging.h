@@ -38,6 +38,8 @@
 #define SGX_NR_HIGH_PAGES	64
 #define SGX_RECLAIM_BATCH	16
 
+#define SGXEMU_DROPS_MAX	256
+
 struct sgxemu_paging {
 	int      fd;			/* the backing memfd */
 	uint8_t *backing;		/* its mapping: page i at i * 4096,
@@ -59,6 +61,9 @@ struct sgxemu_paging {
 	bool     secs_evicted;		/* the SECS is in backing memory */
 	uint32_t secs_slot;		/* its VA slot number + 1 */
 	uint64_t secs_evictions;
+	/* Backing pages reloaded and not yet freed (backing.c). */
+	uint32_t drops[SGXEMU_DROPS_MAX];
+	size_t   nr_drops;
 };
 
 /* The paging lock (reclaim.c). */
@@ -88,7 +93,17 @@ uint64_t *sgxemu__va_slot(struct sgxemu_enclave *e, size_t page);
 extern uint8_t sgxemu__bounce[4096];
 int sgxemu__backing_put(struct sgxemu_paging *pg, size_t n);
 int sgxemu__backing_get(struct sgxemu_paging *pg, size_t n);
+/*
+ * Freeing a reloaded page's backing is deferred: sgxemu__backing_drop()
+ * queues it and sgxemu__backing_flush() frees the queue, a run of
+ * consecutive pages by one punch-hole. The reclaimer flushes before it
+ * writes any page back (so a queued drop never frees newer contents),
+ * fork before the backing becomes shared; a full queue flushes itself.
+ * The punch-hole (3 us here) so leaves the reloading thread's fault, and
+ * at most SGXEMU_DROPS_MAX pages (1 MiB) of backing stay allocated.
+ */
 void sgxemu__backing_drop(struct sgxemu_paging *pg, size_t n);
+void sgxemu__backing_flush(struct sgxemu_paging *pg);
 
 /* reclaim.c */
 void sgxemu__lru_add(struct sgxemu_enclave *e, size_t page);

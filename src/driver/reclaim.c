@@ -166,12 +166,41 @@ static void wait_for_exits(struct sgxemu_enclave *e, unsigned tries)
 	nanosleep(&ts, NULL);
 }
 
+/*
+ * Apply the protection of @nr pages whose state changed (aged, or being
+ * reclaimed), sorted, one call per run of consecutive pages: each call
+ * that takes away access is a TLB shootdown of every CPU running the
+ * process, the enclave's threads' among them, and under shadow paging an
+ * IPI costs about a trap. A batch's pages are mostly consecutive.
+ */
+static void protect_runs(struct sgxemu_enclave *e, uint32_t *pages, size_t nr)
+{
+	for (size_t i = 1; i < nr; i++)
+		for (size_t j = i; j > 0 && pages[j - 1] > pages[j]; j--) {
+			uint32_t t = pages[j];
+
+			pages[j] = pages[j - 1];
+			pages[j - 1] = t;
+		}
+	for (size_t i = 0; i < nr;) {
+		size_t j = i + 1;
+
+		while (j < nr && pages[j] == pages[j - 1] + 1)
+			j++;
+		sgxemu__map_pages(e, pages[i], j - i, false);
+		i = j;
+	}
+}
+
+#define AGE_RUN_MAX	64
+
 /* Pick up to one batch of old pages, aging young ones on the way. */
 static size_t isolate(struct sgxemu_enclave *e, uint32_t *sel)
 {
 	struct sgxemu_paging *pg = e->pg;
-	size_t head = e->npages, nsel = 0, scanned = 0;
+	size_t head = e->npages, nsel = 0, scanned = 0, naged = 0;
 	size_t limit = 2 * pg->lru_len + 1;
+	uint32_t aged[AGE_RUN_MAX];
 
 	while (nsel < SGX_RECLAIM_BATCH && pg->lru_len && scanned < limit) {
 		size_t n = pg->next[head];
@@ -186,12 +215,17 @@ static size_t isolate(struct sgxemu_enclave *e, uint32_t *sel)
 		if (pg->state[n] & PS_YOUNG) {
 			pg->state[n] = (uint8_t)((pg->state[n] & ~PS_YOUNG) |
 						 PS_AGED);
-			sgxemu__map_pages(e, n, 1, false);
+			if (naged == AGE_RUN_MAX) {
+				protect_runs(e, aged, naged);
+				naged = 0;
+			}
+			aged[naged++] = (uint32_t)n;
 			link_tail(pg, head, n);
 			continue;
 		}
 		sel[nsel++] = (uint32_t)n;
 	}
+	protect_runs(e, aged, naged);
 	return nsel;
 }
 
@@ -199,7 +233,7 @@ size_t sgxemu__reclaim_batch(bool direct)
 {
 	struct sgx_cpu *cpu = sgxemu__cpu();
 	struct sgx_pageinfo pi __attribute__((aligned(32)));
-	uint32_t sel[SGX_RECLAIM_BATCH];
+	uint32_t sel[SGX_RECLAIM_BATCH], runs[SGX_RECLAIM_BATCH];
 	long idx[SGX_RECLAIM_BATCH];
 	struct sgxemu_enclave *e;
 	struct sgxemu_paging *pg;
@@ -222,22 +256,28 @@ size_t sgxemu__reclaim_batch(bool direct)
 		goto out;
 	pg = e->pg;
 	secs = sgx_epc_page(cpu, (size_t)e->secs_index);
+	sgxemu__backing_flush(pg);
 	nsel = isolate(e, sel);
 
 	/* Block: no new translations, in the process and in the EPCM. */
+	for (size_t i = 0; i < nsel; i++) {
+		pg->state[sel[i]] = (uint8_t)((pg->state[sel[i]] & ~PS_AGED) |
+					      PS_RECLAIM);
+		runs[i] = sel[i];
+	}
+	protect_runs(e, runs, nsel);
 	for (size_t i = 0; i < nsel; i++) {
 		size_t n = sel[i];
 		uint32_t v = __atomic_load_n(&e->ctl->pages[n], __ATOMIC_ACQUIRE);
 
 		idx[i] = (long)v - 1;
-		pg->state[n] = (uint8_t)((pg->state[n] & ~PS_AGED) | PS_RECLAIM);
-		sgxemu__map_pages(e, n, 1, false);
 		r = v ? sgx_eblock(cpu, sgx_epc_page(cpu, (size_t)idx[i])) : -1;
 		if (r && r != SGX_BLKSTATE) {
 			/* Not blockable (e.g. EREMOVEd meanwhile): skip. */
 			pg->state[n] &= (uint8_t)~PS_RECLAIM;
 			if (v)
 				sgxemu__lru_add(e, n);
+			sgxemu__map_pages(e, n, 1, false);
 			idx[i] = -1;
 		}
 	}

@@ -177,18 +177,23 @@ static void punch(struct sgxemu_paging *pg, size_t n, size_t nr)
 		(void)sgxemu__backing_put(pg, n + i);
 }
 
+void sgxemu__sort_pages(uint32_t *p, size_t nr)
+{
+	for (size_t i = 1; i < nr; i++)
+		for (size_t j = i; j > 0 && p[j - 1] > p[j]; j--) {
+			uint32_t t = p[j];
+
+			p[j] = p[j - 1];
+			p[j - 1] = t;
+		}
+}
+
 void sgxemu__backing_flush(struct sgxemu_paging *pg)
 {
 	uint32_t *d = pg->drops;
 	size_t nr = pg->nr_drops;
 
-	for (size_t i = 1; i < nr; i++)
-		for (size_t j = i; j > 0 && d[j - 1] > d[j]; j--) {
-			uint32_t t = d[j];
-
-			d[j] = d[j - 1];
-			d[j - 1] = t;
-		}
+	sgxemu__sort_pages(d, nr);
 	for (size_t i = 0; i < nr;) {
 		size_t j = i + 1;
 

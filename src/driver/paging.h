@@ -104,6 +104,8 @@ int sgxemu__backing_get(struct sgxemu_paging *pg, size_t n);
  */
 void sgxemu__backing_drop(struct sgxemu_paging *pg, size_t n);
 void sgxemu__backing_flush(struct sgxemu_paging *pg);
+/* Sort @nr page numbers (a batch's: insertion sort, no allocation). */
+void sgxemu__sort_pages(uint32_t *p, size_t nr);
 
 /* reclaim.c */
 void sgxemu__lru_add(struct sgxemu_enclave *e, size_t page);

@@ -175,13 +175,7 @@ static void wait_for_exits(struct sgxemu_enclave *e, unsigned tries)
  */
 static void protect_runs(struct sgxemu_enclave *e, uint32_t *pages, size_t nr)
 {
-	for (size_t i = 1; i < nr; i++)
-		for (size_t j = i; j > 0 && pages[j - 1] > pages[j]; j--) {
-			uint32_t t = pages[j];
-
-			pages[j] = pages[j - 1];
-			pages[j - 1] = t;
-		}
+	sgxemu__sort_pages(pages, nr);
 	for (size_t i = 0; i < nr;) {
 		size_t j = i + 1;
 

@@ -161,6 +161,39 @@ static void on_nopage(int sig, siginfo_t *si, void *uc)
 	siglongjmp(nopage_jmp, 1);
 }
 
+/* @fn(@a, @b) under on_nopage for SIGBUS and SIGSEGV: the signal it got
+ * (0 for none), with nopage_code and nopage_addr. */
+static int nopage_run(void (*fn)(uint64_t a, uint64_t b), uint64_t a,
+		      uint64_t b)
+{
+	struct sigaction sa, old_bus, old_segv;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_nopage;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGBUS, &sa, &old_bus);
+	sigaction(SIGSEGV, &sa, &old_segv);
+	nopage_sig = 0;
+	nopage_addr = NULL;
+	if (!sigsetjmp(nopage_jmp, 1))
+		fn(a, b);
+	sigaction(SIGBUS, &old_bus, NULL);
+	sigaction(SIGSEGV, &old_segv, NULL);
+	return nopage_sig;
+}
+
+/* EENTER by host ENCLU with mailbox @mail on the TCS at @tcs. */
+static void enter_fn(uint64_t mail, uint64_t tcs)
+{
+	host_enclu_eenter((unsigned long)mail, 0, 0, tcs);
+}
+
+static void load_fn(uint64_t addr, uint64_t unused)
+{
+	(void)unused;
+	(void)*(volatile uint64_t *)(uintptr_t)addr;
+}
+
 /*
  * On an SGX1 part an enclave store to an ELRANGE address with no page,
  * inside a window that allows it: the kernel's fault handler finds no
@@ -170,7 +203,6 @@ static void on_nopage(int sig, siginfo_t *si, void *uc)
  */
 TEST(sgx1_enclave_access_to_no_page_is_sigbus)
 {
-	struct sigaction sa, old_bus, old_segv;
 	struct sgx2_encl e;
 	struct sgx2_mail m;
 	uint64_t page;
@@ -189,18 +221,8 @@ TEST(sgx1_enclave_access_to_no_page_is_sigbus)
 	m.op = SGX2_OP_STORE;
 	m.a = page + 8;
 	m.b = 0x1234;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_nopage;
-	sa.sa_flags = SA_SIGINFO;
-	sigaction(SIGBUS, &sa, &old_bus);
-	sigaction(SIGSEGV, &sa, &old_segv);
-	nopage_sig = 0;
-	if (!sigsetjmp(nopage_jmp, 1))
-		host_enclu_eenter((unsigned long)(uintptr_t)&m, 0, 0,
-				  e.base + SGX2_TCS0);
-	sigaction(SIGBUS, &old_bus, NULL);
-	sigaction(SIGSEGV, &old_segv, NULL);
-	CHECK_EQ(nopage_sig, SIGBUS);
+	CHECK_EQ(nopage_run(enter_fn, (uint64_t)(uintptr_t)&m,
+			    e.base + SGX2_TCS0), SIGBUS);
 	CHECK_EQ(nopage_code, BUS_ADRERR);
 	CHECK_EQ((uint64_t)(uintptr_t)nopage_addr & ~0xfffULL, page);
 	sgx2_encl_destroy(&e);
@@ -221,23 +243,39 @@ static int map_all_but(struct sgx2_encl *e, uint64_t skip)
 	return ret;
 }
 
+/*
+ * The test enclave with the window at @off mapped @prot before its page
+ * is added, the others after INIT: 0, or -errno (*@at_mmap when it was
+ * that first mmap which failed).
+ */
+static int build_window_first(struct sgx2_encl *e, uint64_t off, int prot,
+			      bool *at_mmap)
+{
+	int r = sgx2_encl_create(e, SGX2_SIZE);
+
+	*at_mmap = false;
+	if (r)
+		return r;
+	r = sgx2_mmap(e, e->base + off, 4096, prot);
+	if (r) {
+		*at_mmap = true;
+		return r;
+	}
+	r = sgx2_encl_add(e);
+	if (!r)
+		r = sgx2_encl_init(e, key());
+	if (!r)
+		r = map_all_but(e, off);
+	if (!shim_vdso_fn)
+		shim_vdso_fn = shim_vdso_sym("__vdso_sgx_enter_enclave");
+	return r;
+}
+
 /* Read @addr from the host: the signal it got (0 for none). Guard mode's
  * own fault (SIGSEGV, before any driver) counts as @want. */
 static int host_load_signal(uint64_t addr, int want)
 {
-	struct sigaction sa, old_bus, old_segv;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_nopage;
-	sa.sa_flags = SA_SIGINFO;
-	sigaction(SIGBUS, &sa, &old_bus);
-	sigaction(SIGSEGV, &sa, &old_segv);
-	nopage_sig = 0;
-	nopage_addr = NULL;
-	if (!sigsetjmp(nopage_jmp, 1))
-		(void)*(volatile uint64_t *)(uintptr_t)addr;
-	sigaction(SIGBUS, &old_bus, NULL);
-	sigaction(SIGSEGV, &old_segv, NULL);
+	nopage_run(load_fn, addr, 0);
 	if (guard_mode() && nopage_sig == SIGSEGV) {
 		nopage_code = want == SIGBUS ? BUS_ADRERR : 0;
 		return want;
@@ -254,23 +292,18 @@ static int host_load_signal(uint64_t addr, int want)
  */
 TEST(window_wider_than_a_later_page_is_sigbus)
 {
-	struct sigaction sa, old_bus, old_segv;
 	struct sgx_enclave_run run;
 	struct sgx2_encl e;
 	struct sgx2_mail m, m1;
+	bool at_mmap;
 	uint64_t ro;
 
 	if (no_shim)
 		test_skip("%s", no_shim);
 	REQUIRE(key());
-	REQUIRE_EQ(sgx2_encl_create(&e, SGX2_SIZE), 0);
+	REQUIRE_EQ(build_window_first(&e, SGX2_RO, PROT_READ | PROT_WRITE,
+				      &at_mmap), 0);
 	ro = e.base + SGX2_RO;
-	REQUIRE_EQ(sgx2_mmap(&e, ro, 4096, PROT_READ | PROT_WRITE), 0);
-	REQUIRE_EQ(sgx2_encl_add(&e), 0);
-	REQUIRE_EQ(sgx2_encl_init(&e, key()), 0);
-	REQUIRE_EQ(map_all_but(&e, SGX2_RO), 0);
-	if (!shim_vdso_fn)
-		shim_vdso_fn = shim_vdso_sym("__vdso_sgx_enter_enclave");
 
 	/* The host's read. */
 	CHECK_EQ(host_load_signal(ro + 64, SIGBUS), SIGBUS);
@@ -293,18 +326,8 @@ TEST(window_wider_than_a_later_page_is_sigbus)
 	memset(&m1, 0, sizeof(m1));
 	m1.op = SGX2_OP_LOAD;
 	m1.a = ro + 64;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_nopage;
-	sa.sa_flags = SA_SIGINFO;
-	sigaction(SIGBUS, &sa, &old_bus);
-	sigaction(SIGSEGV, &sa, &old_segv);
-	nopage_sig = 0;
-	if (!sigsetjmp(nopage_jmp, 1))
-		host_enclu_eenter((unsigned long)(uintptr_t)&m1, 0, 0,
-				  e.base + SGX2_TCS1);
-	sigaction(SIGBUS, &old_bus, NULL);
-	sigaction(SIGSEGV, &old_segv, NULL);
-	CHECK_EQ(nopage_sig, SIGBUS);
+	CHECK_EQ(nopage_run(enter_fn, (uint64_t)(uintptr_t)&m1,
+			    e.base + SGX2_TCS1), SIGBUS);
 	CHECK_EQ(nopage_code, BUS_ADRERR);
 	CHECK_EQ((uint64_t)(uintptr_t)nopage_addr & ~0xfffULL, ro);
 
@@ -330,28 +353,24 @@ TEST(window_wider_than_a_later_page_is_sigbus)
  */
 TEST(tcs_added_under_a_wider_window_is_sigbus_at_eenter)
 {
-	struct sigaction sa, old_bus, old_segv;
 	struct sgx_enclave_run run;
 	struct sgx2_encl e;
 	struct sgx2_mail m;
+	bool at_mmap;
 	uint64_t tcs;
 	int r;
 
 	if (no_shim)
 		test_skip("%s", no_shim);
 	REQUIRE(key());
-	REQUIRE_EQ(sgx2_encl_create(&e, SGX2_SIZE), 0);
-	tcs = e.base + SGX2_TCS1;
-	r = sgx2_mmap(&e, tcs, 4096, PROT_READ | PROT_WRITE | PROT_EXEC);
-	if (r) {
+	r = build_window_first(&e, SGX2_TCS1,
+			       PROT_READ | PROT_WRITE | PROT_EXEC, &at_mmap);
+	if (r && at_mmap) {
 		sgx2_encl_destroy(&e);
 		test_skip("an RWX window is refused here (%s)", strerror(-r));
 	}
-	REQUIRE_EQ(sgx2_encl_add(&e), 0);
-	REQUIRE_EQ(sgx2_encl_init(&e, key()), 0);
-	REQUIRE_EQ(map_all_but(&e, SGX2_TCS1), 0);
-	if (!shim_vdso_fn)
-		shim_vdso_fn = shim_vdso_sym("__vdso_sgx_enter_enclave");
+	REQUIRE_EQ(r, 0);
+	tcs = e.base + SGX2_TCS1;
 
 	memset(&m, 0, sizeof(m));
 	CHECK_EQ(sgx2_call(&e, SGX2_TCS1, &m, &run), 0);
@@ -360,17 +379,7 @@ TEST(tcs_added_under_a_wider_window_is_sigbus_at_eenter)
 	CHECK_EQ(run.exception_error_code & (X86_PF_PROT | X86_PF_SGX), 0);
 	CHECK_EQ(run.exception_addr, tcs);
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_nopage;
-	sa.sa_flags = SA_SIGINFO;
-	sigaction(SIGBUS, &sa, &old_bus);
-	sigaction(SIGSEGV, &sa, &old_segv);
-	nopage_sig = 0;
-	if (!sigsetjmp(nopage_jmp, 1))
-		host_enclu_eenter((unsigned long)(uintptr_t)&m, 0, 0, tcs);
-	sigaction(SIGBUS, &old_bus, NULL);
-	sigaction(SIGSEGV, &old_segv, NULL);
-	CHECK_EQ(nopage_sig, SIGBUS);
+	CHECK_EQ(nopage_run(enter_fn, (uint64_t)(uintptr_t)&m, tcs), SIGBUS);
 	CHECK_EQ(nopage_code, BUS_ADRERR);
 	CHECK_EQ((uint64_t)(uintptr_t)nopage_addr, tcs);
 
@@ -623,6 +632,18 @@ TEST(trim_remove_then_access_again)
 	sgx2_encl_destroy(&e);
 }
 
+/* The enclave writes a TCS into its REG page at @t: STATE 0 (a grown
+ * page holds its address there), OSSA, NSSA 2, OENTRY. */
+static void write_tcs(struct sgx2_encl *e, uint64_t t)
+{
+	struct sgx2_mail m;
+
+	CHECK_EQ(call(e, SGX2_OP_STORE, t, 0, 0, &m), 0);
+	CHECK_EQ(call(e, SGX2_OP_STORE, t + 16, SGX2_NEWSSA, 0, &m), 0);
+	CHECK_EQ(call(e, SGX2_OP_STORE, t + 24, 2ULL << 32, 0, &m), 0);
+	CHECK_EQ(call(e, SGX2_OP_STORE, t + 32, SGX2_CODE, 0, &m), 0);
+}
+
 TEST(tcs_created_at_run_time_and_entered)
 {
 	struct sgx_enclave_modify_types mt;
@@ -633,10 +654,8 @@ TEST(tcs_created_at_run_time_and_entered)
 
 	BUILD(e);
 	t = e.base + SGX2_NEWTCS;
-	/* The enclave writes a TCS into its REG page: OSSA, NSSA 2, OENTRY. */
-	CHECK_EQ(call(&e, SGX2_OP_STORE, t + 16, SGX2_NEWSSA, 0, &m), 0);
-	CHECK_EQ(call(&e, SGX2_OP_STORE, t + 24, 2ULL << 32, 0, &m), 0);
-	CHECK_EQ(call(&e, SGX2_OP_STORE, t + 32, SGX2_CODE, 0, &m), 0);
+	/* The enclave writes a TCS into its REG page. */
+	write_tcs(&e, t);
 	/* Not a TCS yet: EENTER faults. */
 	memset(&m, 0, sizeof(m));
 	CHECK(sgx2_call(&e, SGX2_NEWTCS, &m, &run) != 0 ||
@@ -684,12 +703,7 @@ TEST(tcs_made_under_an_executable_window_is_sigbus_until_narrowed)
 	CHECK_EQ(call(&e, SGX2_OP_GROW, t, 1, 0, &m), 0);
 	REQUIRE_EQ(mprotect((void *)(uintptr_t)t, 4096,
 			    PROT_READ | PROT_WRITE | PROT_EXEC), 0);
-	/* A TCS: STATE 0 (GROW stored the page's address there), OSSA,
-	 * NSSA 2, OENTRY. */
-	CHECK_EQ(call(&e, SGX2_OP_STORE, t, 0, 0, &m), 0);
-	CHECK_EQ(call(&e, SGX2_OP_STORE, t + 16, SGX2_NEWSSA, 0, &m), 0);
-	CHECK_EQ(call(&e, SGX2_OP_STORE, t + 24, 2ULL << 32, 0, &m), 0);
-	CHECK_EQ(call(&e, SGX2_OP_STORE, t + 32, SGX2_CODE, 0, &m), 0);
+	write_tcs(&e, t);
 	REQUIRE_EQ(modify_types(&e, t - e.base, 4096, SGX_PT_TCS, &mt), 0);
 	/* EACCEPT's page walk: #PF, the driver's SIGBUS, vector 14. */
 	memset(&m, 0, sizeof(m));

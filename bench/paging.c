@@ -267,7 +267,7 @@ static void oversubscription(void)
 	uint64_t ev_over, ev_res;
 
 	/* The trap the engine takes for a fault, as in bench/ecall. */
-	trap = sgxemu_trap_cost_ns(2000);
+	trap = sgxemu_trap_cost_ns(20000);
 
 	for (int i = 0; i < 3; i++) {
 		double oc, rc, o = workload(8, &co, &oc), r = workload(64, &cr, &rc);

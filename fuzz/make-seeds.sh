@@ -11,7 +11,7 @@ C=fuzz/corpus
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p $C/fuzz_policy $C/fuzz_secrets $C/fuzz_sgxs $C/fuzz_sigstruct \
-	 $C/fuzz_encls $C/fuzz_enclu $C/fuzz_ioctl
+	 $C/fuzz_encls $C/fuzz_enclu $C/fuzz_ioctl $C/fuzz_abort_page
 
 # -- policy files
 cp policies/strict.policy $C/fuzz_policy/strict
@@ -77,4 +77,18 @@ for api in 0 1; do
 		> $C/fuzz_ioctl/provision-$api
 done
 printf '\x00\x05\xf0\x00\x01\x00\x00\x00\x00\x00\x00' > $C/fuzz_ioctl/raw
+# -- abort pages: switches, frame size, XSTATE_BV, RSI/RDI/RCX offsets,
+#    RAX, RFLAGS, the instruction (rep movsb out of the abort page, a
+#    VEX ymm load, an ALU load, an EVEX zmm17 load)
+python3 - "$C/fuzz_abort_page" <<'PY'
+import struct, sys
+d = sys.argv[1]
+def seed(name, sw, rsi, rdi, rcx, insn):
+    b = struct.pack("<BHQHHHQQ", sw, 2688, 7, rsi, rdi, rcx, 0x1122334455667788, 0)
+    open(d + "/" + name, "wb").write(b + bytes(insn))
+seed("rep_movsb", 1, 0x8ff0, 0x1000, 32, [0xf3, 0xa4])
+seed("vex_ymm_load", 1, 0, 0, 0, [0xc5, 0xfe, 0x6f, 0x09])
+seed("add_load", 0, 0, 0, 0, [0x48, 0x03, 0x01])
+seed("evex_zmm17_load", 1, 0, 0, 0, [0x62, 0xe1, 0xfe, 0x48, 0x6f, 0x09])
+PY
 echo "seeds written to $C"

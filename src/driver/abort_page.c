@@ -561,6 +561,49 @@ static bool arith(ucontext_t *uc, const ZydisDecodedInstruction *in,
  * rest (a REP string instruction may be restarted so). False if not one
  * element was done (nothing is changed then).
  */
+/*
+ * One element of @n bytes at @a, split where it crosses a page: the bytes
+ * on an abort page read as ones (*@v) or take no write, the others go
+ * through @mem. False when @mem could not do its part.
+ */
+static bool element(const struct sgxemu_abort_mem *mem, uint64_t a,
+		    unsigned n, bool write, uint64_t *v)
+{
+	uint8_t b[8];
+
+	memcpy(b, v, sizeof(b));
+	for (unsigned k = 0; k < n;) {
+		uint64_t p = a + k;
+		unsigned run = n - k;
+
+		if (run > SGX_PAGE_SIZE - (p & (SGX_PAGE_SIZE - 1)))
+			run = (unsigned)(SGX_PAGE_SIZE -
+					 (p & (SGX_PAGE_SIZE - 1)));
+		if (mem->is_abort(mem->ctx, p, run, write)) {
+			if (!write)
+				memset(b + k, 0xff, run);
+		} else if (write ? !mem->write(mem->ctx, p, b + k, run) :
+				   !mem->read(mem->ctx, p, b + k, run)) {
+			return false;
+		}
+		k += run;
+	}
+	memcpy(v, b, sizeof(b));
+	return true;
+}
+
+/* Whether some byte of [@a, @a+@n) is on an abort page. */
+static bool touches_abort(const struct sgxemu_abort_mem *mem, uint64_t a,
+			  unsigned n, bool write)
+{
+	uint64_t last = a + n - 1;
+
+	return mem->is_abort(mem->ctx, a, n, write) ||
+	       ((last ^ a) >= SGX_PAGE_SIZE &&
+		mem->is_abort(mem->ctx, last & ~(uint64_t)(SGX_PAGE_SIZE - 1),
+			      1, write));
+}
+
 static bool string(ucontext_t *uc, const ZydisDecodedInstruction *in,
 		   const struct sgxemu_abort_mem *mem, bool *done)
 {
@@ -600,18 +643,14 @@ static bool string(ucontext_t *uc, const ZydisDecodedInstruction *in,
 			   m != ZYDIS_MNEMONIC_LODSW &&
 			   m != ZYDIS_MNEMONIC_LODSD &&
 			   m != ZYDIS_MNEMONIC_LODSQ;
-		bool src_abort = src && mem->is_abort(mem->ctx, rsi, bytes,
-						       false);
-		bool dst_abort = dst && mem->is_abort(mem->ctx, rdi, bytes,
-						       true);
-
-		if (!src_abort && !dst_abort)
+		if (!(src && touches_abort(mem, rsi, bytes, false)) &&
+		    !(dst && touches_abort(mem, rdi, bytes, true)))
 			break;
 		if (!src)
 			v = (uint64_t)g[REG_RAX];
-		else if (!src_abort && !mem->read(mem->ctx, rsi, &v, bytes))
+		else if (!element(mem, rsi, bytes, false, &v))
 			break;
-		if (dst && !dst_abort && !mem->write(mem->ctx, rdi, &v, bytes))
+		if (dst && !element(mem, rdi, bytes, true, &v))
 			break;
 		if (!dst) {
 			ZydisRegister r = bytes == 1 ? ZYDIS_REGISTER_AL :

@@ -11,6 +11,7 @@
  * The XSAVE frame uses the SDM's standard-format offsets, set here.
  */
 #include <string.h>
+#include <sys/mman.h>
 #include <ucontext.h>
 
 #include "test.h"
@@ -317,12 +318,15 @@ TEST(exchanges_give_the_register_all_ones)
 #define ABORT_LO 0x10000ULL
 #define ABORT_HI 0x11000ULL
 
+/* The abort page's range: ABORT_LO.. by default (never dereferenced). */
+static uint64_t abort_lo = ABORT_LO, abort_hi = ABORT_HI;
+
 static bool t_is_abort(void *ctx, uint64_t addr, size_t n, bool write)
 {
 	(void)ctx;
 	(void)n;
 	(void)write;
-	return addr >= ABORT_LO && addr < ABORT_HI;
+	return addr >= abort_lo && addr < abort_hi;
 }
 
 static bool t_read(void *ctx, uint64_t addr, void *buf, size_t n)
@@ -384,4 +388,47 @@ TEST(rep_stos_and_lods_on_an_abort_page)
 	CHECK_EQ(G(REG_RSI), ABORT_LO + 8);
 	CHECK_EQ(G(REG_RCX), 7);
 	CHECK_EQ(G(REG_RIP), RIP0 + 1);
+}
+
+/*
+ * Elements that cross from ordinary memory into the abort page (an
+ * inaccessible page here, so a byte written there would crash the test):
+ * the ordinary bytes are read and written for real, the abort page's read
+ * as ones and take nothing. Found by fuzz_abort_page.
+ */
+TEST(string_elements_straddling_an_abort_page)
+{
+	static const uint8_t movsw[] = { 0xf3, 0x66, 0xa5 };	/* rep movsw */
+	uint8_t *two = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t page1;
+	uint8_t out[8];
+
+	REQUIRE(two != MAP_FAILED);
+	REQUIRE_EQ(mprotect(two + 4096, 4096, PROT_NONE), 0);
+	page1 = (uint64_t)(uintptr_t)(two + 4096);
+	abort_lo = page1;
+	abort_hi = page1 + 4096;
+	memset(two, 0x33, 4096);
+
+	/* Stores: the first element's low byte lands, its high byte and
+	 * the later elements (all on the abort page) are dropped. */
+	CHECK(str_run(movsw, 3, page1 + 0x100, page1 - 1, 4));
+	CHECK_EQ(two[4095], 0xff);
+	CHECK_EQ(two[4094], 0x33);
+	CHECK_EQ(G(REG_RCX), 0);
+	CHECK_EQ(G(REG_RDI), page1 - 1 + 8);
+	CHECK_EQ(G(REG_RIP), RIP0 + 3);
+
+	/* A load: 0x33 from memory, 0xff from the abort page. */
+	memset(two, 0x33, 4096);
+	memset(out, 0, sizeof(out));
+	CHECK(str_run(movsw, 3, page1 - 1, (uint64_t)(uintptr_t)out, 1));
+	CHECK_EQ(out[0], 0x33);
+	CHECK_EQ(out[1], 0xff);
+	CHECK_EQ(out[2], 0);
+
+	abort_lo = ABORT_LO;
+	abort_hi = ABORT_HI;
+	munmap(two, 8192);
 }

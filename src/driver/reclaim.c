@@ -173,7 +173,8 @@ static void wait_for_exits(struct sgxemu_enclave *e, unsigned tries)
  * process, the enclave's threads' among them, and under shadow paging an
  * IPI costs about a trap. A batch's pages are mostly consecutive.
  */
-static void protect_runs(struct sgxemu_enclave *e, uint32_t *pages, size_t nr)
+static void protect_runs(struct sgxemu_enclave *e, uint32_t *pages, size_t nr,
+			 bool remap)
 {
 	sgxemu__sort_pages(pages, nr);
 	for (size_t i = 0; i < nr;) {
@@ -181,7 +182,7 @@ static void protect_runs(struct sgxemu_enclave *e, uint32_t *pages, size_t nr)
 
 		while (j < nr && pages[j] == pages[j - 1] + 1)
 			j++;
-		sgxemu__map_pages(e, pages[i], j - i, false);
+		sgxemu__map_pages(e, pages[i], j - i, remap);
 		i = j;
 	}
 }
@@ -210,7 +211,7 @@ static size_t isolate(struct sgxemu_enclave *e, uint32_t *sel)
 			pg->state[n] = (uint8_t)((pg->state[n] & ~PS_YOUNG) |
 						 PS_AGED);
 			if (naged == AGE_RUN_MAX) {
-				protect_runs(e, aged, naged);
+				protect_runs(e, aged, naged, false);
 				naged = 0;
 			}
 			aged[naged++] = (uint32_t)n;
@@ -219,7 +220,7 @@ static size_t isolate(struct sgxemu_enclave *e, uint32_t *sel)
 		}
 		sel[nsel++] = (uint32_t)n;
 	}
-	protect_runs(e, aged, naged);
+	protect_runs(e, aged, naged, false);
 	return nsel;
 }
 
@@ -259,7 +260,7 @@ size_t sgxemu__reclaim_batch(bool direct)
 					      PS_RECLAIM);
 		runs[i] = sel[i];
 	}
-	protect_runs(e, runs, nsel);
+	protect_runs(e, runs, nsel, false);
 	for (size_t i = 0; i < nsel; i++) {
 		size_t n = sel[i];
 		uint32_t v = __atomic_load_n(&e->ctl->pages[n], __ATOMIC_ACQUIRE);
@@ -311,8 +312,16 @@ size_t sgxemu__reclaim_batch(bool direct)
 		pg->resident--;
 		pg->evicted++;
 		pg->evictions++;
-		freed++;
+		runs[freed++] = (uint32_t)n;
 	}
+	/*
+	 * The evicted pages' mappings become the PROT_NONE placeholder now,
+	 * a run at a time, so that their reload maps over an empty range:
+	 * replacing the old EPC mapping there would zap its page-table entry
+	 * and make the faulting thread wait for a TLB shootdown of this
+	 * thread's CPU, once per reload instead of once per run here.
+	 */
+	protect_runs(e, runs, freed, true);
 	if (freed && !pg->resident)
 		sgxemu__evict_secs(e);
 	atomic_fetch_add(&sgxemu__st_evicted, freed);

@@ -28,6 +28,8 @@
  * (otherwise 32-bit, zero-extended), REX.B the high registers. A write of
  * a non-canonical address is #GP(0).
  */
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -47,16 +49,29 @@
  * (CR4.FSGSBASE set under a kernel without FSGSBASE support: some
  * paravirtualised guests). Then nothing traps, and the kernel keeps only
  * the bases set with arch_prctl across a context switch. Tried in a child,
- * which a #UD kills.
+ * whose handler turns the #UD into an exit status: a child killed by a
+ * signal is an error report under tools that follow children (valgrind,
+ * which does not know the instruction). Buffered output is written out
+ * first, so that no tool's exit handling in the child writes it twice.
  */
+static void probe_fault(int sig)
+{
+	(void)sig;
+	_exit(3);
+}
+
 bool sgxemu__fsgsbase_probe_unmanaged(void)
 {
 	int status;
-	pid_t pid = fork();
+	pid_t pid;
 
+	fflush(NULL);
+	pid = fork();
 	if (pid == 0) {
 		uint64_t v;
 
+		signal(SIGILL, probe_fault);
+		signal(SIGSEGV, probe_fault);
 		__asm__ volatile("rdfsbase %0" : "=r"(v));
 		(void)v;
 		_exit(0);

@@ -15,6 +15,8 @@
  *
  * SGXEMU_TSC=native leaves the TSC alone (the SGX2 behaviour on SGX1).
  */
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -29,8 +31,15 @@ bool sgxemu__tsc_trapped;
 /*
  * Whether PR_TSC_SIGSEGV really makes RDTSC fault here: the prctl
  * succeeds on paravirtualised guests whose hypervisor ignores CR4.TSD.
- * Tried in a child, which the fault kills.
+ * Tried in a child, whose handler turns the fault into exit status 3 (as
+ * in sgxemu__fsgsbase_probe_unmanaged, and for the same reasons).
  */
+static void probe_fault(int sig)
+{
+	(void)sig;
+	_exit(3);
+}
+
 bool sgxemu_tsc_trappable(void)
 {
 	static int cached = -1;
@@ -39,11 +48,12 @@ bool sgxemu_tsc_trappable(void)
 
 	if (cached >= 0)
 		return cached;
+	fflush(NULL);
 	pid = fork();
 	if (pid == 0) {
 		uint32_t lo, hi;
 
-		signal(SIGSEGV, SIG_DFL);
+		signal(SIGSEGV, probe_fault);
 		if (prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0))
 			_exit(1);
 		__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
@@ -51,7 +61,7 @@ bool sgxemu_tsc_trappable(void)
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) != pid)
 		return false;
-	cached = WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV;
+	cached = WIFEXITED(status) && WEXITSTATUS(status) == 3;
 	return cached;
 }
 

@@ -167,11 +167,12 @@ static void wait_for_exits(struct sgxemu_enclave *e, unsigned tries)
 }
 
 /*
- * Apply the protection of @nr pages whose state changed (aged, or being
- * reclaimed), sorted, one call per run of consecutive pages: each call
- * that takes away access is a TLB shootdown of every CPU running the
- * process, the enclave's threads' among them, and under shadow paging an
- * IPI costs about a trap. A batch's pages are mostly consecutive.
+ * Apply the protection of @nr pages whose state changed (aged, being
+ * reclaimed, or evicted: @remap, which maps the placeholder there),
+ * sorted, one call per run of consecutive pages: each call that takes
+ * away access is a TLB shootdown of every CPU running the process, the
+ * enclave's threads' among them, and under shadow paging an IPI costs
+ * about a trap. A batch's pages are mostly consecutive.
  */
 static void protect_runs(struct sgxemu_enclave *e, uint32_t *pages, size_t nr,
 			 bool remap)

@@ -604,6 +604,45 @@ static bool touches_abort(const struct sgxemu_abort_mem *mem, uint64_t a,
 			      1, write));
 }
 
+/*
+ * Forward MOVS or STOS (@src: MOVS): up to @max whole elements of @bytes
+ * at once, as many as stay inside the current page of each operand, by
+ * one copy instead of one per element (a REP MOVSB out of a pending page
+ * would otherwise be a system call per byte). @fill is STOS's element.
+ * The number done, 0 if this took nothing (the element path decides).
+ */
+static uint64_t chunk(const struct sgxemu_abort_mem *mem, uint64_t rsi,
+		      uint64_t rdi, bool src, unsigned bytes, uint64_t fill,
+		      uint64_t max)
+{
+	uint8_t buf[SGX_PAGE_SIZE];
+	uint64_t room = SGX_PAGE_SIZE - (rdi & (SGX_PAGE_SIZE - 1)), k;
+	bool src_abort, dst_abort;
+	size_t len;
+
+	if (src && SGX_PAGE_SIZE - (rsi & (SGX_PAGE_SIZE - 1)) < room)
+		room = SGX_PAGE_SIZE - (rsi & (SGX_PAGE_SIZE - 1));
+	k = room / bytes < max ? room / bytes : max;
+	if (k < 2)
+		return 0;
+	len = (size_t)(k * bytes);
+	src_abort = src && mem->is_abort(mem->ctx, rsi, len, false);
+	dst_abort = mem->is_abort(mem->ctx, rdi, len, true);
+	if (!src_abort && !dst_abort)
+		return 0;
+	if (!src) {
+		for (size_t i = 0; i < len; i += bytes)
+			memcpy(buf + i, &fill, bytes);
+	} else if (src_abort) {
+		memset(buf, 0xff, len);
+	} else if (!mem->read(mem->ctx, rsi, buf, len)) {
+		return 0;
+	}
+	if (!dst_abort && !mem->write(mem->ctx, rdi, buf, len))
+		return 0;
+	return k;
+}
+
 static bool string(ucontext_t *uc, const ZydisDecodedInstruction *in,
 		   const struct sgxemu_abort_mem *mem, bool *done)
 {
@@ -643,6 +682,19 @@ static bool string(ucontext_t *uc, const ZydisDecodedInstruction *in,
 			   m != ZYDIS_MNEMONIC_LODSW &&
 			   m != ZYDIS_MNEMONIC_LODSD &&
 			   m != ZYDIS_MNEMONIC_LODSQ;
+		uint64_t k = !down && dst ?
+			     chunk(mem, rsi, rdi, src, bytes,
+				   (uint64_t)g[REG_RAX], count - i) : 0;
+
+		if (k) {
+			if (src)
+				g[REG_RSI] = (greg_t)(rsi + k * bytes);
+			g[REG_RDI] = (greg_t)(rdi + k * bytes);
+			if (rep)
+				g[REG_RCX] = (greg_t)((uint64_t)g[REG_RCX] - k);
+			i += k - 1;
+			continue;
+		}
 		if (!(src && touches_abort(mem, rsi, bytes, false)) &&
 		    !(dst && touches_abort(mem, rdi, bytes, true)))
 			break;

@@ -336,9 +336,12 @@ static bool t_read(void *ctx, uint64_t addr, void *buf, size_t n)
 	return true;
 }
 
+static unsigned t_writes;
+
 static bool t_write(void *ctx, uint64_t addr, const void *buf, size_t n)
 {
 	(void)ctx;
+	t_writes++;
 	memcpy((void *)(uintptr_t)addr, buf, n);
 	return true;
 }
@@ -427,6 +430,47 @@ TEST(string_elements_straddling_an_abort_page)
 	CHECK_EQ(out[0], 0x33);
 	CHECK_EQ(out[1], 0xff);
 	CHECK_EQ(out[2], 0);
+
+	abort_lo = ABORT_LO;
+	abort_hi = ABORT_HI;
+	munmap(two, 8192);
+}
+
+/* A whole page copied out of an abort page by REP MOVSB, and a REP STOSQ
+ * across it: a copy per page run, not one per element. */
+TEST(rep_movs_and_stos_go_by_page_runs)
+{
+	static const uint8_t movsb[] = { 0xf3, 0xa4 };		/* rep movsb */
+	static const uint8_t stosq[] = { 0xf3, 0x48, 0xab };	/* rep stosq */
+	uint8_t *two = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	static uint8_t out[4096 + 64];
+	uint64_t page1, dst = (uint64_t)(uintptr_t)out;
+
+	REQUIRE(two != MAP_FAILED);
+	REQUIRE_EQ(mprotect(two + 4096, 4096, PROT_NONE), 0);
+	page1 = (uint64_t)(uintptr_t)(two + 4096);
+	abort_lo = page1;
+	abort_hi = page1 + 4096;
+
+	memset(out, 0, sizeof(out));
+	t_writes = 0;
+	CHECK(str_run(movsb, 2, page1, dst, 4096));
+	CHECK(all(out, 4096, 0xff));
+	CHECK(all(out + 4096, 64, 0));
+	CHECK_EQ(G(REG_RCX), 0);
+	CHECK_EQ(G(REG_RIP), RIP0 + 2);
+	/* At most one write per page of the destination. */
+	CHECK(t_writes <= 2);
+
+	/* 1024 quadwords from the abort page's start: its 512 dropped at
+	 * once, then the CPU has the rest (RIP stays, RCX 512 left). */
+	t_writes = 0;
+	CHECK(str_run(stosq, 3, 0, page1, 1024));
+	CHECK_EQ(G(REG_RCX), 512);
+	CHECK_EQ(G(REG_RDI), page1 + 4096);
+	CHECK_EQ(G(REG_RIP), RIP0);
+	CHECK_EQ(t_writes, 0);
 
 	abort_lo = ABORT_LO;
 	abort_hi = ABORT_HI;

@@ -727,6 +727,60 @@ static bool string(ucontext_t *uc, const ZydisDecodedInstruction *in,
 
 /* --- the entry point ----------------------------------------------------------- */
 
+/* The linear address of memory operand @op (no segment base), or false
+ * where it is not computable here (a vector index: VSIB). */
+static bool operand_address(const ucontext_t *uc,
+			    const ZydisDecodedInstruction *in,
+			    const ZydisDecodedOperand *op, uint64_t *out)
+{
+	uint64_t a = (uint64_t)op->mem.disp.value;
+	ZydisRegister base = op->mem.base, index = op->mem.index;
+
+	if (base == ZYDIS_REGISTER_RIP)
+		a += (uint64_t)uc->uc_mcontext.gregs[REG_RIP] + in->length;
+	else if (base != ZYDIS_REGISTER_NONE) {
+		if (!is_gpr(base))
+			return false;
+		a += get_gpr(uc, base);
+	}
+	if (index != ZYDIS_REGISTER_NONE) {
+		if (!is_gpr(index))
+			return false;
+		a += get_gpr(uc, index) * op->mem.scale;
+	}
+	*out = in->address_width == 32 ? (uint32_t)a : a;
+	return true;
+}
+
+/*
+ * Whether the memory operand of @in lies on abort pages only. One that
+ * crosses into ordinary memory would need those bytes read or written
+ * for real; that is left to fault rather than done wrongly.
+ */
+static bool operand_on_abort_pages(const ucontext_t *uc,
+				   const ZydisDecodedInstruction *in,
+				   const ZydisDecodedOperand *op,
+				   const struct sgxemu_abort_mem *mem)
+{
+	for (unsigned i = 0; i < in->operand_count; i++) {
+		uint64_t a, last, n = op[i].size / 8;
+
+		if (op[i].type != ZYDIS_OPERAND_TYPE_MEMORY ||
+		    op[i].mem.type != ZYDIS_MEMOP_TYPE_MEM)
+			continue;
+		if (!operand_address(uc, in, &op[i], &a))
+			return false;
+		if (!n)
+			continue;
+		last = a + n - 1;
+		if ((a ^ last) >= SGX_PAGE_SIZE &&
+		    (!mem->is_abort(mem->ctx, a, 1, false) ||
+		     !mem->is_abort(mem->ctx, last, 1, false)))
+			return false;
+	}
+	return true;
+}
+
 bool sgxemu__abort_page_emulate(ucontext_t *uc, const uint8_t *insn,
 				size_t len, const struct sgxemu_abort_mem *mem)
 {
@@ -757,6 +811,8 @@ bool sgxemu__abort_page_emulate(ucontext_t *uc, const uint8_t *insn,
 	if (in.meta.category == ZYDIS_CATEGORY_STRINGOP) {
 		if (!string(uc, &in, mem, &done))
 			return false;
+	} else if (mem && !operand_on_abort_pages(uc, &in, op, mem)) {
+		return false;
 	} else if (in.operand_count_visible == 2 && in.operand_count == 2 &&
 		   !(in.attributes & ZYDIS_ATTRIB_HAS_LOCK) &&
 		   (store(&in, op) || load(uc, &in, op))) {

@@ -43,8 +43,10 @@ struct sgxemu_abort_mem {
  *  - MOVS, STOS, LODS (REP too), element by element through @mem, while
  *    an element is on an abort page; then RIP stays for the CPU to finish.
  * RIP moves past the instruction when it is done. False, with @uc
- * untouched, for any other instruction (the caller lets the fault through).
- * @mem may be NULL: no string instructions then.
+ * untouched, for any other instruction, and for an operand that crosses
+ * from an abort page into ordinary memory (the caller lets the fault
+ * through). @mem may be NULL: no string instructions then, and no
+ * crossing check.
  */
 bool sgxemu__abort_page_emulate(ucontext_t *uc, const uint8_t *insn,
 				size_t len, const struct sgxemu_abort_mem *mem);

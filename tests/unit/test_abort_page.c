@@ -476,3 +476,32 @@ TEST(rep_movs_and_stos_go_by_page_runs)
 	abort_hi = ABORT_HI;
 	munmap(two, 8192);
 }
+
+/* A load or store whose operand crosses from ordinary memory into the
+ * abort page is left to fault (its ordinary bytes would have to be read
+ * or written for real); one inside the abort page is carried out. */
+TEST(operands_crossing_into_ordinary_memory_are_left_to_fault)
+{
+	static const uint8_t load[] = { 0x48, 0x8b, 0x01 };	/* mov (%rcx),%rax */
+	static const uint8_t store[] = { 0x48, 0x89, 0x41, 0xfc }; /* mov %rax,-4(%rcx) */
+	uint8_t *two = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t page1;
+
+	REQUIRE(two != MAP_FAILED);
+	REQUIRE_EQ(mprotect(two + 4096, 4096, PROT_NONE), 0);
+	page1 = (uint64_t)(uintptr_t)(two + 4096);
+	abort_lo = page1;
+	abort_hi = page1 + 4096;
+
+	/* RCX as the operand's base; str_run puts it in RCX. */
+	CHECK(!str_run(load, 3, 0, 0, page1 - 4));
+	CHECK(str_run(load, 3, 0, 0, page1 + 8));
+	CHECK_EQ(G(REG_RAX), ~0ULL);
+	CHECK(!str_run(store, 4, 0, 0, page1 + 2));
+	CHECK(str_run(store, 4, 0, 0, page1 + 4));
+
+	abort_lo = ABORT_LO;
+	abort_hi = ABORT_HI;
+	munmap(two, 8192);
+}

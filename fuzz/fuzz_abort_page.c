@@ -40,7 +40,7 @@ static bool on_abort(uint64_t a)
 	return a >= lo && a - lo < 4096;
 }
 
-static bool m_read(void *ctx, uint64_t a, void *buf, size_t n)
+static bool m_read(void *ctx, uint64_t a, uint8_t *buf, size_t n)
 {
 	(void)ctx;
 	if (!in_arena(a, n) || on_abort(a))

@@ -123,41 +123,56 @@ static int info_json(void)
 	return CLI_EXIT_OK;
 }
 
+/* What a mode of the platform means, for its line of `sgxemu info`. */
+struct mode_text {
+	const char *mode, *text;
+};
+
+/* "LABEL MODE (TEXT)": the text of @mode in @t, or @other. */
+static void print_mode(const char *label, const char *mode,
+		       const struct mode_text *t, size_t n, const char *other)
+{
+	const char *text = other;
+
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(mode, t[i].mode))
+			text = t[i].text;
+	printf("%-18s%s (%s)\n", label, mode, text);
+}
+
 /* Where RD/WR{FS,GS}BASE come from on this host (fsgsbase.c). */
 static void print_fsgsbase(void)
 {
-	const char *m = sgxemu_fsgsbase_mode();
+	static const struct mode_text t[] = {
+		{ "kernel", "the host kernel's" },
+		{ "emulated", "the host kernel has them off: #UD, done by the "
+			      "engine, one trap each; HWCAP2_FSGSBASE set under "
+			      "`sgxemu run`" },
+		{ "untracked", "they run, but this kernel does not support "
+			       "them: a base enclave code wrote since its last "
+			       "exit or AEX can be lost at a context switch; "
+			       "HWCAP2_FSGSBASE set under `sgxemu run`" },
+	};
 
-	printf("FSGSBASE:         %s", m);
-	if (!strcmp(m, "kernel"))
-		printf(" (the host kernel's)\n");
-	else if (!strcmp(m, "emulated"))
-		printf(" (the host kernel has them off: #UD, done by the engine, "
-		       "one trap each; HWCAP2_FSGSBASE set under `sgxemu run`)\n");
-	else if (!strcmp(m, "untracked"))
-		printf(" (they run, but this kernel does not support them: a base "
-		       "enclave code wrote since its last exit or AEX can be lost "
-		       "at a context switch; HWCAP2_FSGSBASE set under `sgxemu "
-		       "run`)\n");
-	else
-		printf(" (SGXEMU_FSGSBASE=0: not offered)\n");
+	print_mode("FSGSBASE:", sgxemu_fsgsbase_mode(), t,
+		   sizeof(t) / sizeof(t[0]), "SGXEMU_FSGSBASE=0: not offered");
 }
 
 /* RDTSC/RDTSCP in enclave mode (tsc.c). */
 static void print_tsc(void)
 {
-	const char *m = sgxemu_tsc_mode();
+	static const struct mode_text t[] = {
+		{ "allowed", "SGX2 part: RDTSC and RDTSCP run, as on hardware" },
+		{ "ud", "SGX1 part: #UD, as on hardware; PR_SET_TSC while in "
+			"enclave mode" },
+	};
 
-	printf("RDTSC in enclave: %s", m);
-	if (!strcmp(m, "allowed"))
-		printf(" (SGX2 part: RDTSC and RDTSCP run, as on hardware)\n");
-	else if (!strcmp(m, "ud"))
-		printf(" (SGX1 part: #UD, as on hardware; PR_SET_TSC while in "
-		       "enclave mode)\n");
-	else
-		printf(" (SGX1 part, but %s: they run, where hardware raises "
-		       "#UD)\n", sgxemu_tsc_trappable() ?
-		       "SGXEMU_TSC=native" : "this host ignores PR_SET_TSC");
+	print_mode("RDTSC in enclave:", sgxemu_tsc_mode(), t,
+		   sizeof(t) / sizeof(t[0]), sgxemu_tsc_trappable() ?
+		   "SGX1 part, but SGXEMU_TSC=native: they run, where "
+		   "hardware raises #UD" :
+		   "SGX1 part, but this host ignores PR_SET_TSC: they run, "
+		   "where hardware raises #UD");
 }
 
 /* How host CPUID answers as this part under `sgxemu run` here. */

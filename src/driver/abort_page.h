@@ -23,7 +23,7 @@
  * on an abort page for a read or a @write.
  */
 struct sgxemu_abort_mem {
-	bool (*read)(void *ctx, uint64_t addr, void *buf, size_t n);
+	bool (*read)(void *ctx, uint64_t addr, uint8_t *buf, size_t n);
 	bool (*write)(void *ctx, uint64_t addr, const void *buf, size_t n);
 	bool (*is_abort)(void *ctx, uint64_t addr, size_t n, bool write);
 	void *ctx;

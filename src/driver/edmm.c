@@ -374,21 +374,13 @@ out:
 
 bool sgxemu__edmm_can_eaug(struct sgxemu_enclave *e, size_t n, uint32_t kerr)
 {
-	int prot;
-
 	if (!e->pg || n >= e->npages || !sgxemu__cpu()->config.sgx2 ||
 	    !owner_of(e))
 		return false;
 	if ((__atomic_load_n(&e->pg->state[n], __ATOMIC_ACQUIRE) & PS_ADDED) ||
 	    resident(e, n) >= 0)
 		return false;
-	/* The kernel's VMA check comes before its fault handler. */
-	prot = e->map_prot[n] & SGXEMU_MAP_PROT;
-	if (kerr & X86_PF_INSTR)
-		return prot & PROT_EXEC;
-	if (kerr & X86_PF_WRITE)
-		return prot & PROT_WRITE;
-	return prot != PROT_NONE;
+	return sgxemu__window_allows(e->map_prot[n], kerr);
 }
 
 static int eaug(struct sgxemu_enclave *e, size_t n, bool may_reclaim)

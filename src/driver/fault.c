@@ -22,10 +22,9 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/uio.h>
-#include <unistd.h>
 
 #include "driver/abort_page.h"
+#include "driver/drv.h"
 #include "driver/edmm.h"
 #include "driver/paging.h"
 
@@ -196,18 +195,6 @@ int sgxemu__paging_secs(struct sgxemu_enclave *e)
 	return r;
 }
 
-/* The window's permissions allow an access of kind @kerr (#PF code): the
- * kernel's VMA check, which comes before its fault handler. */
-static bool window_allows(int prot, uint32_t kerr)
-{
-	prot &= SGXEMU_MAP_PROT;
-	if (kerr & X86_PF_INSTR)
-		return prot & PROT_EXEC;
-	if (kerr & X86_PF_WRITE)
-		return prot & PROT_WRITE;
-	return prot != PROT_NONE;
-}
-
 int sgxemu__paging_fault_enclave(struct sgxemu_enclave *e, uint64_t addr,
 				 uint32_t kerr)
 {
@@ -222,7 +209,7 @@ int sgxemu__paging_fault_enclave(struct sgxemu_enclave *e, uint64_t addr,
 	/* A page whose faults the driver refuses (§8.1 step 3.2): SIGBUS
 	 * after the AEX, from sgxemu__paging_fault(). */
 	if ((st & PS_ADDED) && (e->map_prot[n] & SGXEMU_MAP_REFUSED))
-		return window_allows(e->map_prot[n], kerr) ? 2 : 0;
+		return sgxemu__window_allows(e->map_prot[n], kerr) ? 2 : 0;
 	/*
 	 * No page here, and SGX2 adds one on fault (facts §8.2). When that
 	 * needs neither reclaim nor a new VA page it is done at once, like
@@ -245,7 +232,7 @@ int sgxemu__paging_fault_enclave(struct sgxemu_enclave *e, uint64_t addr,
 	 * The seed API's windows over no page are reservations: #PF.
 	 */
 	if (!(st & PS_ADDED) && sgxemu__edmm_mainline(e) &&
-	    window_allows(e->map_prot[n], kerr))
+	    sgxemu__window_allows(e->map_prot[n], kerr))
 		return 2;
 	if (!(st & PS_HIDDEN)) {
 		/*
@@ -369,32 +356,34 @@ static bool is_abort(void *ctx, uint64_t addr, size_t n, bool write)
 		return false;
 	i = (addr - e->base) >> SGX_PAGE_SHIFT;
 	prot = e->map_prot[i];
-	return !(prot & SGXEMU_MAP_REFUSED) && window_allows(prot, kerr) &&
+	return !(prot & SGXEMU_MAP_REFUSED) && sgxemu__window_allows(prot, kerr) &&
 	       (__atomic_load_n(&e->pg->state[i], __ATOMIC_ACQUIRE) &
 		(PS_ADDED | PS_HIDDEN)) == PS_ADDED &&
 	       resident_index(e, i) >= 0 &&
-	       !window_allows(sgxemu__epcm_prot(e, i) & prot, kerr);
+	       !sgxemu__window_allows(sgxemu__epcm_prot(e, i) & prot, kerr);
 }
 
-static bool mem_read(void *ctx, uint64_t addr, void *buf, size_t n)
+/* Loads and stores of ordinary memory through the driver's fault-safe
+ * copies (no fault in this handler, also where seccomp refuses
+ * process_vm_readv/writev); errno stays the interrupted code's. */
+static bool mem_read(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
 {
-	return sgxemu__host_read(ctx, addr, buf, n);
-}
-
-/* A fault-safe store by the kernel's copy (no fault in this handler). */
-static bool mem_write(void *ctx, uint64_t addr, const void *buf, size_t n)
-{
-	struct iovec local = { .iov_base = (void *)(uintptr_t)buf,
-			       .iov_len = n };
-	struct iovec remote = { .iov_base = (void *)(uintptr_t)addr,
-				.iov_len = n };
-	int saved = errno;
-	ssize_t r;
+	int saved = errno, r;
 
 	(void)ctx;
-	r = process_vm_writev(getpid(), &local, 1, &remote, 1, 0);
+	r = sgx_copy_from_user(buf, (unsigned long)addr, n);
 	errno = saved;
-	return r == (ssize_t)n;
+	return r == 0;
+}
+
+static bool mem_write(void *ctx, uint64_t addr, const void *buf, size_t n)
+{
+	int saved = errno, r;
+
+	(void)ctx;
+	r = sgx_copy_to_user((unsigned long)addr, buf, n);
+	errno = saved;
+	return r == 0;
 }
 
 /* Carry out the host instruction at RIP on an abort page (abort_page.c);
@@ -434,7 +423,7 @@ int sgxemu__paging_host_access(struct sgxemu_enclave *e, uint64_t addr,
 	n = (addr - e->base) >> SGX_PAGE_SHIFT;
 	prot = e->map_prot[n];
 	/* The kernel's VMA check comes before its fault handler. */
-	if (!window_allows(prot, kerr))
+	if (!sgxemu__window_allows(prot, kerr))
 		return 0;
 	st = __atomic_load_n(&e->pg->state[n], __ATOMIC_ACQUIRE);
 	/* The window's bits exceed the page's (§8.1 step 3.2). */
@@ -458,7 +447,7 @@ int sgxemu__paging_host_access(struct sgxemu_enclave *e, uint64_t addr,
 	}
 	/* Loaded or accepted meanwhile: the access runs again, on the
 	 * mapping made anew from the page's state (so it cannot loop). */
-	if (window_allows(sgxemu__epcm_prot(e, n) & prot, kerr)) {
+	if (sgxemu__window_allows(sgxemu__epcm_prot(e, n) & prot, kerr)) {
 		sgxemu__paging_lock();
 		sgxemu__map_pages(e, n, 1, false);
 		sgxemu__paging_unlock();

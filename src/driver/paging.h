@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/mman.h>
 
 #include "engine/engine.h"
 
@@ -65,6 +66,18 @@ struct sgxemu_paging {
 	uint32_t drops[SGXEMU_DROPS_MAX];
 	size_t   nr_drops;
 };
+
+/* A window (mapping) permissions @prot allow an access of kind @kerr (#PF
+ * code): the kernel's VMA check, which comes before its fault handler. */
+static inline bool sgxemu__window_allows(int prot, uint32_t kerr)
+{
+	prot &= SGXEMU_MAP_PROT;
+	if (kerr & X86_PF_INSTR)
+		return prot & PROT_EXEC;
+	if (kerr & X86_PF_WRITE)
+		return prot & PROT_WRITE;
+	return prot != PROT_NONE;
+}
 
 /* The paging lock (reclaim.c). */
 void sgxemu__paging_lock(void);

@@ -488,26 +488,47 @@ static void copy_out(struct sgxemu_run *run, const greg_t *g)
 	r->rflags = g[REG_EFL];
 }
 
+/* The registers through which @leaf addresses memory: RBX, RCX, RDX as
+ * bits 0-2 (EREPORT's TARGETINFO, REPORTDATA, REPORT; EGETKEY's
+ * KEYREQUEST and key; the SECINFO, page and source of the EACCEPTs and
+ * EMODPE). */
+static unsigned leaf_operands(uint32_t leaf)
+{
+	switch (leaf) {
+	case SGX_EREPORT:
+	case SGX_EACCEPTCOPY:
+		return 7;
+	case SGX_EGETKEY:
+	case SGX_EACCEPT:
+	case SGX_EMODPE:
+		return 3;
+	default:
+		return 0;
+	}
+}
+
 /*
- * ENCLU's #PF on a memory operand (RBX, RCX or RDX, whichever the leaf
- * uses) on a paged-out page, or on no page at all where SGX2 adds one on
- * fault (EACCEPT of a page not yet there is how runtimes grow their heap,
- * Gramine's included): the leaf's #PF is the driver's to handle, as for
- * any access. @pf_addr gets the first operand in ELRANGE, for the #PF the
- * enclave sees if nobody handles it.
+ * ENCLU's #PF on a memory operand of @leaf on a paged-out page, or on no
+ * page at all where SGX2 adds one on fault (EACCEPT of a page not yet
+ * there is how runtimes grow their heap, Gramine's included): the leaf's
+ * #PF is the driver's to handle, as for any access. @pf_addr gets the
+ * first operand in ELRANGE, for the #PF the enclave sees if nobody
+ * handles it.
  */
 static int operand_fault(struct sgxemu_tcb *tcb, ucontext_t *uc,
-			 struct sgxemu_sigsave *save, uint64_t rip,
-			 uint64_t *pf_addr)
+			 struct sgxemu_sigsave *save, uint32_t leaf,
+			 uint64_t rip, uint64_t *pf_addr)
 {
 	greg_t *g = uc->uc_mcontext.gregs;
 	const uint64_t ops[3] = { g[REG_RBX], g[REG_RCX], g[REG_RDX] };
 	struct sgxemu_enclave *e = tcb->encl;
+	unsigned regs = leaf_operands(leaf);
 
 	for (int i = 0; e && i < 3; i++) {
 		int r;
 
-		if (ops[i] < e->base || ops[i] - e->base >= e->size)
+		if (!(regs & (1U << i)) || ops[i] < e->base ||
+		    ops[i] - e->base >= e->size)
 			continue;
 		/* A resident page the leaf faulted on for another reason is
 		 * not the driver's. */
@@ -528,8 +549,7 @@ static int operand_fault(struct sgxemu_tcb *tcb, ucontext_t *uc,
  * An operand of @leaf on a page the driver refuses to map (map_prot's
  * SGXEMU_MAP_REFUSED): the leaf reads the EPC directly, but hardware
  * would take the page walk's #PF first, which the driver answers with
- * SIGBUS (linux-driver-facts §8.1 step 3.2). RBX, RCX and RDX are the
- * operands (bits 0-2) where the leaf addresses memory through them.
+ * SIGBUS (linux-driver-facts §8.1 step 3.2).
  */
 static int refused_operand(struct sgxemu_tcb *tcb, ucontext_t *uc,
 			   struct sgxemu_sigsave *save, uint32_t leaf,
@@ -538,22 +558,8 @@ static int refused_operand(struct sgxemu_tcb *tcb, ucontext_t *uc,
 	greg_t *g = uc->uc_mcontext.gregs;
 	const uint64_t ops[3] = { g[REG_RBX], g[REG_RCX], g[REG_RDX] };
 	struct sgxemu_enclave *e = tcb->encl;
-	unsigned regs;
+	unsigned regs = leaf_operands(leaf);
 
-	switch (leaf) {
-	case SGX_EREPORT:
-	case SGX_EACCEPTCOPY:
-		regs = 7;
-		break;
-	case SGX_EGETKEY:
-	case SGX_EACCEPT:
-	case SGX_EMODPE:
-		regs = 3;
-		break;
-	default:
-		regs = 0;
-		break;
-	}
 	for (int i = 0; e && i < 3; i++)
 		if ((regs & (1U << i)) && sgxemu__map_refused(e, ops[i]))
 			return paging_fault(tcb, uc, save, ops[i], X86_PF_USER,
@@ -605,7 +611,7 @@ static void enclu_in_enclave(struct sgxemu_tcb *tcb, siginfo_t *info,
 				     g[REG_RCX], g[REG_RDX], &rax, &zf);
 		if (ret != SGX_PF || tries == 3)
 			break;
-		switch (operand_fault(tcb, uc, save, rip, &pf_addr)) {
+		switch (operand_fault(tcb, uc, save, leaf, rip, &pf_addr)) {
 		case PF_RETRY:
 			continue;
 		case PF_EXITED:

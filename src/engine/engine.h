@@ -196,6 +196,11 @@ extern bool sgxemu__fsgsbase_emulated;
  * reads the live bases (fsgsbase.c). */
 extern uint8_t sgxemu__fsgsbase_unmanaged;
 bool sgxemu__fsgsbase_probe_unmanaged(void);
+/* probe.c: @try run in a forked child; its exit status (0 when it
+ * returned, SGXEMU_PROBE_FAULTED when it raised SIGILL or SIGSEGV, or
+ * one of its own), or -1. */
+#define SGXEMU_PROBE_FAULTED	3
+int sgxemu__probe_child(void (*try)(void));
 /* Never a user address, so never equal to a base. */
 #define KERN_GS_UNKNOWN	(~0ULL)
 /* The program's GS base, from the one live in host mode (fsgsbase.c). */

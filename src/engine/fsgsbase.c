@@ -28,12 +28,9 @@
  * (otherwise 32-bit, zero-extended), REX.B the high registers. A write of
  * a non-canonical address is #GP(0).
  */
-#include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "engine/engine.h"
@@ -48,37 +45,20 @@
  * Whether RDFSBASE works in user mode although the kernel does not say so
  * (CR4.FSGSBASE set under a kernel without FSGSBASE support: some
  * paravirtualised guests). Then nothing traps, and the kernel keeps only
- * the bases set with arch_prctl across a context switch. Tried in a child,
- * whose handler turns the #UD into an exit status: a child killed by a
- * signal is an error report under tools that follow children (valgrind,
- * which does not know the instruction). Buffered output is written out
- * first, so that no tool's exit handling in the child writes it twice.
+ * the bases set with arch_prctl across a context switch. Tried in a child
+ * (sgxemu__probe_child), which #UD ends.
  */
-static void probe_fault(int sig)
+static void try_rdfsbase(void)
 {
-	(void)sig;
-	_exit(3);
+	uint64_t v;
+
+	__asm__ volatile("rdfsbase %0" : "=r"(v));
+	(void)v;
 }
 
 bool sgxemu__fsgsbase_probe_unmanaged(void)
 {
-	int status;
-	pid_t pid;
-
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0) {
-		uint64_t v;
-
-		signal(SIGILL, probe_fault);
-		signal(SIGSEGV, probe_fault);
-		__asm__ volatile("rdfsbase %0" : "=r"(v));
-		(void)v;
-		_exit(0);
-	}
-	if (pid < 0 || waitpid(pid, &status, 0) != pid)
-		return false;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	return sgxemu__probe_child(try_rdfsbase) == 0;
 }
 
 /*

@@ -14,10 +14,13 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -128,6 +131,38 @@ int sgxemu_trap_probe(struct sgxemu_trap_info *info)
 	info->forced = sgxemu__fault_style == SGXEMU_STYLE_UD ? "ud" :
 		       sgxemu__fault_style == SGXEMU_STYLE_GP ? "gp" : NULL;
 	return 0;
+}
+
+/*
+ * The CPU-feature probes (fsgsbase.c, tsc.c) try an instruction in a
+ * forked child. The child turns SIGILL and SIGSEGV into exit status
+ * SGXEMU_PROBE_FAULTED rather than dying by them: a child killed by a
+ * signal is an error report under tools that follow children (valgrind,
+ * which does not know RDFSBASE). Buffered output is written out first, so
+ * that no tool's exit handling in the child writes it twice.
+ */
+static void probe_child_fault(int sig)
+{
+	(void)sig;
+	_exit(SGXEMU_PROBE_FAULTED);
+}
+
+int sgxemu__probe_child(void (*try)(void))
+{
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		signal(SIGILL, probe_child_fault);
+		signal(SIGSEGV, probe_child_fault);
+		try();
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
 }
 
 const char *sgxemu_trap_name(unsigned vector)

@@ -381,7 +381,7 @@ static void asan_fresh_altstack(struct sgxemu_tcb *tcb)
 	uintptr_t lo = (uintptr_t)tcb + sizeof(*tcb);
 	uintptr_t sp = (uintptr_t)__builtin_frame_address(0) - 256;
 
-	if (sp > lo && sp - (uintptr_t)tcb < SLOT_SIZE)
+	if (tcb && sp > lo && sp - (uintptr_t)tcb < SLOT_SIZE)
 		__asan_unpoison_memory_region((void *)lo, sp - lo);
 }
 #else

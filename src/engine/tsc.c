@@ -15,13 +15,10 @@
  *
  * SGXEMU_TSC=native leaves the TSC alone (the SGX2 behaviour on SGX1).
  */
-#include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "engine/engine.h"
@@ -31,37 +28,24 @@ bool sgxemu__tsc_trapped;
 /*
  * Whether PR_TSC_SIGSEGV really makes RDTSC fault here: the prctl
  * succeeds on paravirtualised guests whose hypervisor ignores CR4.TSD.
- * Tried in a child, whose handler turns the fault into exit status 3 (as
- * in sgxemu__fsgsbase_probe_unmanaged, and for the same reasons).
+ * Tried in a child (sgxemu__probe_child), which the fault ends.
  */
-static void probe_fault(int sig)
+static void try_rdtsc(void)
 {
-	(void)sig;
-	_exit(3);
+	uint32_t lo, hi;
+
+	if (prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0))
+		_exit(1);
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
 }
 
 bool sgxemu_tsc_trappable(void)
 {
 	static int cached = -1;
-	int status;
-	pid_t pid;
 
-	if (cached >= 0)
-		return cached;
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0) {
-		uint32_t lo, hi;
-
-		signal(SIGSEGV, probe_fault);
-		if (prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0))
-			_exit(1);
-		__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-		_exit(0);
-	}
-	if (pid < 0 || waitpid(pid, &status, 0) != pid)
-		return false;
-	cached = WIFEXITED(status) && WEXITSTATUS(status) == 3;
+	if (cached < 0)
+		cached = sgxemu__probe_child(try_rdtsc) ==
+			 SGXEMU_PROBE_FAULTED;
 	return cached;
 }
 

@@ -329,7 +329,7 @@ static bool t_is_abort(void *ctx, uint64_t addr, size_t n, bool write)
 	return addr >= abort_lo && addr < abort_hi;
 }
 
-static bool t_read(void *ctx, uint64_t addr, void *buf, size_t n)
+static bool t_read(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
 {
 	(void)ctx;
 	memcpy(buf, (const void *)(uintptr_t)addr, n);

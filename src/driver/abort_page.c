@@ -647,21 +647,34 @@ static bool string(ucontext_t *uc, const ZydisDecodedInstruction *in,
 		   const struct sgxemu_abort_mem *mem, bool *done)
 {
 	greg_t *g = uc->uc_mcontext.gregs;
-	ZydisMnemonic m = in->mnemonic;
 	bool rep = in->attributes & (ZYDIS_ATTRIB_HAS_REP |
 				     ZYDIS_ATTRIB_HAS_REPE |
 				     ZYDIS_ATTRIB_HAS_REPNE);
-	bool down = (uint64_t)g[REG_EFL] & EFL_DF;
+	bool down = (uint64_t)g[REG_EFL] & EFL_DF, src = true, dst = true;
 	unsigned bytes;
-	uint64_t count, i;
+	uint64_t count, i, k;
 
-	if (m != ZYDIS_MNEMONIC_MOVSB && m != ZYDIS_MNEMONIC_MOVSW &&
-	    m != ZYDIS_MNEMONIC_MOVSD && m != ZYDIS_MNEMONIC_MOVSQ &&
-	    m != ZYDIS_MNEMONIC_STOSB && m != ZYDIS_MNEMONIC_STOSW &&
-	    m != ZYDIS_MNEMONIC_STOSD && m != ZYDIS_MNEMONIC_STOSQ &&
-	    m != ZYDIS_MNEMONIC_LODSB && m != ZYDIS_MNEMONIC_LODSW &&
-	    m != ZYDIS_MNEMONIC_LODSD && m != ZYDIS_MNEMONIC_LODSQ)
+	switch (in->mnemonic) {
+	case ZYDIS_MNEMONIC_MOVSB:
+	case ZYDIS_MNEMONIC_MOVSW:
+	case ZYDIS_MNEMONIC_MOVSD:
+	case ZYDIS_MNEMONIC_MOVSQ:
+		break;
+	case ZYDIS_MNEMONIC_STOSB:
+	case ZYDIS_MNEMONIC_STOSW:
+	case ZYDIS_MNEMONIC_STOSD:
+	case ZYDIS_MNEMONIC_STOSQ:
+		src = false;
+		break;
+	case ZYDIS_MNEMONIC_LODSB:
+	case ZYDIS_MNEMONIC_LODSW:
+	case ZYDIS_MNEMONIC_LODSD:
+	case ZYDIS_MNEMONIC_LODSQ:
+		dst = false;
+		break;
+	default:
 		return false;
+	}
 	/* 64-bit addresses, no FS/GS base to add. */
 	if (!mem || in->address_width != 64 ||
 	    (in->attributes & (ZYDIS_ATTRIB_HAS_SEGMENT_FS |
@@ -671,53 +684,38 @@ static bool string(ucontext_t *uc, const ZydisDecodedInstruction *in,
 	if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8)
 		return false;
 	count = rep ? (uint64_t)g[REG_RCX] : 1;
-	for (i = 0; i < count; i++) {
+	for (i = 0; i < count; i += k) {
 		uint64_t rsi = (uint64_t)g[REG_RSI], rdi = (uint64_t)g[REG_RDI];
-		uint64_t v = ~0ULL, step = down ? -(uint64_t)bytes : bytes;
-		bool src = m != ZYDIS_MNEMONIC_STOSB &&
-			   m != ZYDIS_MNEMONIC_STOSW &&
-			   m != ZYDIS_MNEMONIC_STOSD &&
-			   m != ZYDIS_MNEMONIC_STOSQ;
-		bool dst = m != ZYDIS_MNEMONIC_LODSB &&
-			   m != ZYDIS_MNEMONIC_LODSW &&
-			   m != ZYDIS_MNEMONIC_LODSD &&
-			   m != ZYDIS_MNEMONIC_LODSQ;
-		uint64_t k = !down && dst ?
-			     chunk(mem, rsi, rdi, src, bytes,
-				   (uint64_t)g[REG_RAX], count - i) : 0;
+		uint64_t v = ~0ULL;
 
-		if (k) {
-			if (src)
-				g[REG_RSI] = (greg_t)(rsi + k * bytes);
-			g[REG_RDI] = (greg_t)(rdi + k * bytes);
-			if (rep)
-				g[REG_RCX] = (greg_t)((uint64_t)g[REG_RCX] - k);
-			i += k - 1;
-			continue;
-		}
-		if (!(src && touches_abort(mem, rsi, bytes, false)) &&
-		    !(dst && touches_abort(mem, rdi, bytes, true)))
-			break;
-		if (!src)
-			v = (uint64_t)g[REG_RAX];
-		else if (!element(mem, rsi, bytes, false, &v))
-			break;
-		if (dst && !element(mem, rdi, bytes, true, &v))
-			break;
-		if (!dst) {
-			ZydisRegister r = bytes == 1 ? ZYDIS_REGISTER_AL :
-					  bytes == 2 ? ZYDIS_REGISTER_AX :
-					  bytes == 4 ? ZYDIS_REGISTER_EAX :
-					  ZYDIS_REGISTER_RAX;
-
-			set_gpr(uc, r, v);
+		k = !down && dst ? chunk(mem, rsi, rdi, src, bytes,
+					 (uint64_t)g[REG_RAX], count - i) : 0;
+		if (!k) {
+			/* One element, split at a page edge if need be. */
+			if (!(src && touches_abort(mem, rsi, bytes, false)) &&
+			    !(dst && touches_abort(mem, rdi, bytes, true)))
+				break;
+			if (!src)
+				v = (uint64_t)g[REG_RAX];
+			else if (!element(mem, rsi, bytes, false, &v))
+				break;
+			if (dst && !element(mem, rdi, bytes, true, &v))
+				break;
+			if (!dst)
+				set_gpr(uc, bytes == 1 ? ZYDIS_REGISTER_AL :
+					    bytes == 2 ? ZYDIS_REGISTER_AX :
+					    bytes == 4 ? ZYDIS_REGISTER_EAX :
+					    ZYDIS_REGISTER_RAX, v);
+			k = 1;
 		}
 		if (src)
-			g[REG_RSI] = (greg_t)(rsi + step);
+			g[REG_RSI] = (greg_t)(down ? rsi - k * bytes :
+						     rsi + k * bytes);
 		if (dst)
-			g[REG_RDI] = (greg_t)(rdi + step);
+			g[REG_RDI] = (greg_t)(down ? rdi - k * bytes :
+						     rdi + k * bytes);
 		if (rep)
-			g[REG_RCX] = (greg_t)((uint64_t)g[REG_RCX] - 1);
+			g[REG_RCX] = (greg_t)((uint64_t)g[REG_RCX] - k);
 	}
 	if (i == 0 && count)
 		return false;

@@ -25,23 +25,6 @@
 #define N_CALLS	100000
 #define N_GUARD	20000
 
-/* One FS base write by arch_prctl, the way an entry or exit switches FS
- * where FSGSBASE is missing: median ns. */
-static double fs_write_median(void)
-{
-	static uint64_t t[N_GUARD];
-	unsigned long fs;
-
-	syscall(SYS_arch_prctl, ARCH_GET_FS, &fs);
-	for (int i = 0; i < N_GUARD; i++) {
-		uint64_t t0 = now_ns();
-
-		syscall(SYS_arch_prctl, ARCH_SET_FS, fs);
-		t[i] = now_ns() - t0;
-	}
-	return (double)median(t, N_GUARD);
-}
-
 static uint64_t ecall_median(uint64_t tcs, int n, int *bad)
 {
 	static uint64_t t[N_CALLS];
@@ -104,8 +87,8 @@ int main(void)
 	       N_CALLS);
 	printf("ecall round trip in guard mode:              %.2f us "
 	       "(median of %d)\n", guard / 1000.0, N_GUARD);
-	if (!(getauxval(AT_HWCAP2) & 2) || getenv("SGXEMU_NO_FSGSBASE")) {
-		double fsw = fs_write_median();
+	if (fs_by_syscall()) {
+		double fsw = fs_write_median(N_GUARD);
 
 		/* The least an entry and exit can cost here: the trap and
 		 * two FS writes (the enclave's, the host's). */

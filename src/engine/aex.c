@@ -467,6 +467,21 @@ static void exception(struct sgxemu_tcb *tcb, int signo, siginfo_t *info,
 		sgxemu__write_hex(maddr);
 		sgxemu__write_str(" rip ");
 		sgxemu__write_hex(fault_rip);
+		sgxemu__write_str(" fs ");
+		sgxemu__write_hex(save->fs);
+		sgxemu__write_str(" gs ");
+		sgxemu__write_hex(save->gs);
+		{
+			uint8_t b[8];
+
+			if (enclave_bytes(tcb, fault_rip, b, sizeof(b))) {
+				sgxemu__write_str(" bytes");
+				for (size_t i = 0; i < sizeof(b); i++) {
+					sgxemu__write_str(" ");
+					sgxemu__write_hex(b[i]);
+				}
+			}
+		}
 		sgxemu__write_str("\n");
 	}
 	do_aex(tcb, uc, save, true, vector, errcd, maddr, fault_rip);

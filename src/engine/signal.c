@@ -117,8 +117,10 @@ int sgxemu_sigaction(int sig, const struct sigaction *act,
 	if (!act)
 		goto out;
 	app_act[sig] = *act;
-	if (!(act->sa_flags & SA_SIGINFO) &&
-	    (act->sa_handler == SIG_DFL || act->sa_handler == SIG_IGN) &&
+	/* SIG_DFL and SIG_IGN are the handler's value whatever the flags
+	 * say, as for the kernel: a runtime may pass SA_SIGINFO with
+	 * SIG_IGN (Gramine does for SIGCHLD). */
+	if ((act->sa_handler == SIG_DFL || act->sa_handler == SIG_IGN) &&
 	    !is_fault_signal(sig)) {
 		/* Nothing to chain: the kernel does the default itself. */
 		struct sigaction plain = *act;
@@ -184,10 +186,9 @@ void sgxemu__chain(int signo, siginfo_t *info, ucontext_t *uc, bool fault)
 	if (signo <= 0 || signo >= NSIGS)
 		return;
 	a = app_act[signo];
-	if (!(a.sa_flags & SA_SIGINFO) && a.sa_handler == SIG_IGN && !fault)
+	if (a.sa_handler == SIG_IGN && !fault)
 		return;
-	if (!(a.sa_flags & SA_SIGINFO) &&
-	    (a.sa_handler == SIG_DFL || a.sa_handler == SIG_IGN)) {
+	if (a.sa_handler == SIG_DFL || a.sa_handler == SIG_IGN) {
 		struct kernel_sigaction dfl = { .handler = SIG_DFL };
 
 		if (!fault && default_ignores(signo))

@@ -121,8 +121,8 @@ void shim_engine_start(void)
 			    sig == 33 || engine_signal(sig) ||
 			    real_sigaction(sig, NULL, &old))
 				continue;
-			if (!(old.sa_flags & SA_SIGINFO) &&
-			    (old.sa_handler == SIG_DFL || old.sa_handler == SIG_IGN))
+			if (old.sa_handler == SIG_DFL ||
+			    old.sa_handler == SIG_IGN)
 				continue;
 			sgxemu_sigaction(sig, &old, NULL);
 		}

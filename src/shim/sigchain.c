@@ -46,8 +46,8 @@ void shim_disp_chain(struct shim_disp *d, int sig, siginfo_t *si,
 		d->act.sa_flags &= ~SA_SIGINFO;
 	}
 	pthread_mutex_unlock(&d->lock);
-	if (!(a.sa_flags & SA_SIGINFO) &&
-	    (a.sa_handler == SIG_DFL || a.sa_handler == SIG_IGN)) {
+	/* Whatever SA_SIGINFO says: the kernel's rule. */
+	if (a.sa_handler == SIG_DFL || a.sa_handler == SIG_IGN) {
 		struct sigaction dfl;
 
 		if (a.sa_handler == SIG_IGN && !reruns)

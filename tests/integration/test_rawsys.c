@@ -13,15 +13,19 @@
 #include <asm/sgx.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <linux/sched.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "../enclaves/shim_encl.h"
 #include "sgxemu/arch.h"
@@ -174,6 +178,77 @@ TEST(raw_sigaction_goes_through_the_engine)
 	REQUIRE_EQ(RAW4(SYS_rt_sigaction, SIGUSR1, NULL, &old, 8), 0);
 	CHECK(old.handler == (void *)on_usr1);
 	signal(SIGUSR1, SIG_DFL);
+}
+
+/* The kernel's own set of ignored signals (SigIgn in /proc/self/status). */
+static uint64_t kernel_ignored(void)
+{
+	char line[256];
+	uint64_t mask = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "SigIgn: %" SCNx64, &mask) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return mask;
+}
+
+/* Ignored for real: the kernel's disposition, a raise() survived, and
+ * SIGCHLD's reaping (wait() finds no child). */
+static void check_ignored(void)
+{
+	uint64_t ign = kernel_ignored();
+	pid_t pid;
+
+	CHECK(ign & (1ULL << (SIGCHLD - 1)));
+	CHECK(ign & (1ULL << (SIGUSR2 - 1)));
+	/* SIGUSR2's default would end the process. */
+	raise(SIGUSR2);
+	raise(SIGCHLD);
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0)
+		_exit(0);
+	errno = 0;
+	CHECK_EQ(wait(NULL), -1);
+	CHECK_EQ(errno, ECHILD);
+}
+
+/*
+ * SIG_IGN and SIG_DFL are the handler's value whatever SA_SIGINFO says,
+ * as for the kernel: Gramine's loader ignores SIGCHLD with SA_SIGINFO
+ * set, and the engine once took that 1 for a handler and jumped there at
+ * the first child's exit. Set before the engine comes up (the first
+ * enclave device opened takes the program's dispositions over) and after.
+ */
+TEST(raw_sigaction_sig_ign_with_siginfo_is_ignored)
+{
+	struct ksigaction ka = {
+		.handler = (void *)SIG_IGN,
+		.flags = SA_SIGINFO | SA_ONSTACK | 0x04000000UL /* SA_RESTORER */,
+		.restorer = (void *)bogus_restorer,
+	}, dfl = { .handler = (void *)SIG_DFL };
+	struct sigaction back;
+	int fd;
+
+	NEED_SHIM();
+	REQUIRE_EQ(RAW4(SYS_rt_sigaction, SIGCHLD, &ka, NULL, 8), 0);
+	REQUIRE_EQ(RAW4(SYS_rt_sigaction, SIGUSR2, &ka, NULL, 8), 0);
+	fd = open("/dev/sgx_enclave", O_RDWR);
+	REQUIRE(fd >= 0);
+	close(fd);
+	REQUIRE_EQ(sigaction(SIGCHLD, NULL, &back), 0);
+	CHECK(back.sa_handler == SIG_IGN);
+	check_ignored();
+	REQUIRE_EQ(RAW4(SYS_rt_sigaction, SIGCHLD, &dfl, NULL, 8), 0);
+	REQUIRE_EQ(RAW4(SYS_rt_sigaction, SIGUSR2, &dfl, NULL, 8), 0);
+	REQUIRE_EQ(RAW4(SYS_rt_sigaction, SIGCHLD, &ka, NULL, 8), 0);
+	REQUIRE_EQ(RAW4(SYS_rt_sigaction, SIGUSR2, &ka, NULL, 8), 0);
+	check_ignored();
+	REQUIRE_EQ(RAW4(SYS_rt_sigaction, SIGCHLD, &dfl, NULL, 8), 0);
+	REQUIRE_EQ(RAW4(SYS_rt_sigaction, SIGUSR2, &dfl, NULL, 8), 0);
 }
 
 TEST(raw_sigaltstack_and_clone3)

@@ -87,12 +87,44 @@ run helloworld_whole_epc 0 '^Hello, world$' SGXEMU_EPC_SIZE=512M
 run without_raw_syscall_filter 254 'Cannot open /dev/sgx_enclave' \
 	SGXEMU_RAW_SYSCALLS=off
 
+# sign_app DIR APP: APP.manifest.template in DIR made into APP.manifest and
+# signed with helloworld's key, as a Gramine user does (log in DIR/sign.log).
+sign_app() {
+	(cd "$1" &&
+	 PATH="$dest/install/bin:$PATH" \
+	 PYTHONPATH="$dest/install/lib/python3.11/site-packages" \
+	 gramine-manifest -Dlog_level=error "$2.manifest.template" "$2.manifest" &&
+	 PATH="$dest/install/bin:$PATH" \
+	 PYTHONPATH="$dest/install/lib/python3.11/site-packages" \
+	 gramine-sgx-sign --key ../helloworld/enclave-key.pem \
+		--manifest "$2.manifest" --output "$2.manifest.sgx") >"$1/sign.log" 2>&1
+}
+
+# compare NAME DIR LINES NATIVE APP [ARGS...]: APP under Gramine in DIR must
+# exit 0 and print, in its lines starting with one of LINES (a regex
+# alternation) and a colon, exactly NATIVE (tried $tries times).
+compare() {
+	local name=$1 d=$2 lines=$3 native=$4 out rc t
+	shift 4
+	for t in $(seq 1 "$tries"); do
+		out=$(cd "$d" && timeout -s KILL 300 "$CLI" run \
+			"$dest/install/bin/gramine-sgx" "$@" 2>&1)
+		rc=$?
+		if [ "$rc" -eq 0 ] && [ "$(grep -E "^($lines):" <<<"$out")" = "$native" ]; then
+			ok "$name"
+			return
+		fi
+		[ "$t" -lt "$tries" ] && echo "    $name: attempt $t failed (exit $rc; FSGSBASE untracked on this host), again"
+	done
+	bad "$name" "exit $rc; got: $(grep -v '^sgxemu: cpuid' <<<"$out" | tail -n 5 | tr '\n' '|') want: $(tr '\n' '|' <<<"$native")"
+}
+
 # Beyond helloworld: threads, a file on Gramine's tmpfs, a signal and a
 # fork (a second enclave, in a process the loader starts), from our own
 # program (gramine_multi.c) with the client's manifest template adapted;
 # its output must be what the same binary prints natively.
 multi() {
-	local d=$dest/multi out native rc
+	local d=$dest/multi
 	rm -rf "$d" && mkdir -p "$d" || return 1
 	gcc -O2 -pthread -o "$d/multi" "$root/tests/integration/gramine_multi.c" ||
 		{ bad multi "gcc failed"; return; }
@@ -100,28 +132,9 @@ multi() {
 	    -e 's|^fs.mounts = \[|fs.mounts = [\n  { type = "tmpfs", path = "/tmp" },|' \
 	    "$client/helloworld.manifest.template" >"$d/multi.manifest.template"
 	echo 'sgx.max_threads = 8' >>"$d/multi.manifest.template"
-	if ! (cd "$d" &&
-	      PATH="$dest/install/bin:$PATH" \
-	      PYTHONPATH="$dest/install/lib/python3.11/site-packages" \
-	      sh -c 'gramine-manifest -Dlog_level=error multi.manifest.template multi.manifest &&
-		     gramine-sgx-sign --key ../helloworld/enclave-key.pem \
-			--manifest multi.manifest --output multi.manifest.sgx' \
-	      >"$d/sign.log" 2>&1); then
-		bad multi "manifest or signing failed: $(tail -n 2 "$d/sign.log")"
-		return
-	fi
-	native=$("$d/multi")
-	for t in $(seq 1 "$tries"); do
-		out=$(cd "$d" && timeout -s KILL 300 "$CLI" run \
-			"$dest/install/bin/gramine-sgx" multi 2>&1)
-		rc=$?
-		if [ "$rc" -eq 0 ] && [ "$(grep -E '^(threads|file|signal|child|fork):' <<<"$out")" = "$native" ]; then
-			ok threads_file_signal_fork
-			return
-		fi
-		[ "$t" -lt "$tries" ] && echo "    threads_file_signal_fork: attempt $t failed (exit $rc; FSGSBASE untracked on this host), again"
-	done
-	bad threads_file_signal_fork "exit $rc; got: $(grep -v '^sgxemu: cpuid' <<<"$out" | tail -n 5 | tr '\n' '|') want: $(tr '\n' '|' <<<"$native")"
+	sign_app "$d" multi || { bad multi "manifest or signing failed: $(tail -n 2 "$d/sign.log")"; return; }
+	compare threads_file_signal_fork "$d" 'threads|file|signal|child|fork' \
+		"$("$d/multi")" multi
 }
 multi
 
@@ -132,7 +145,8 @@ multi
 # shared libraries are trusted files; the standard library is passed
 # through as allowed files (hashing all of it at signing would take long).
 python_run() {
-	local d=$dest/python py=/usr/bin/python3.11 out native rc
+	local d=$dest/python py=/usr/bin/python3.11
+	local script=$root/tests/integration/gramine_python.py
 	if [ ! -x "$py" ] || [ ! -d /usr/lib/python3.11 ]; then
 		skp python3 "no Debian python3.11 at $py"
 		return
@@ -163,29 +177,9 @@ sgx.trusted_files = [
 ]
 sgx.allowed_files = [ "file:/usr/lib/python3.11/" ]
 EOT
-	if ! (cd "$d" &&
-	      PATH="$dest/install/bin:$PATH" \
-	      PYTHONPATH="$dest/install/lib/python3.11/site-packages" \
-	      sh -c 'gramine-manifest -Dlog_level=error python.manifest.template python.manifest &&
-		     gramine-sgx-sign --key ../helloworld/enclave-key.pem \
-			--manifest python.manifest --output python.manifest.sgx' \
-	      >"$d/sign.log" 2>&1); then
-		bad python3 "manifest or signing failed: $(tail -n 2 "$d/sign.log")"
-		return
-	fi
-	native=$("$py" "$root/tests/integration/gramine_python.py")
-	for t in $(seq 1 "$tries"); do
-		out=$(cd "$d" && timeout -s KILL 300 "$CLI" run \
-			"$dest/install/bin/gramine-sgx" python -c \
-			"$(cat "$root/tests/integration/gramine_python.py")" 2>&1)
-		rc=$?
-		if [ "$rc" -eq 0 ] && [ "$(grep -E '^(threads|file|mem):' <<<"$out")" = "$native" ]; then
-			ok python3_threads_file_memory
-			return
-		fi
-		[ "$t" -lt "$tries" ] && echo "    python3_threads_file_memory: attempt $t failed (exit $rc; FSGSBASE untracked on this host), again"
-	done
-	bad python3_threads_file_memory "exit $rc; got: $(grep -v '^sgxemu: cpuid' <<<"$out" | tail -n 5 | tr '\n' '|') want: $(tr '\n' '|' <<<"$native")"
+	sign_app "$d" python || { bad python3 "manifest or signing failed: $(tail -n 2 "$d/sign.log")"; return; }
+	compare python3_threads_file_memory "$d" 'threads|file|mem' \
+		"$("$py" "$script")" python -c "$(cat "$script")"
 }
 python_run
 

@@ -179,6 +179,8 @@ static void print_tsc(void)
 static void print_cpuid(void)
 {
 	const char *m = sgxemu_cpuid_mechanism();
+	const char *encl = getenv("SGXEMU_CPUID_ENCLAVE");
+	struct sgxemu_cpuid_model model;
 	uint32_t r[4];
 
 	if (!strcmp(m, "fault"))
@@ -193,7 +195,20 @@ static void print_cpuid(void)
 		printf("cpuid:            off (host CPUID is the processor's)");
 	if (strcmp(m, "off") && !sgxemu_cpuid(7, 0, r))
 		printf(" (leaf 7: SGX%s)", (r[2] >> 30) & 1 ? ", SGX_LC" : "");
-	printf("; CPUID inside an enclave runs natively (hardware: #UD)\n");
+	if (strcmp(m, "off") && !sgxemu__cpuid_model_env(&model) &&
+	    model.xsave_hidden)
+		printf(" (XSAVE components 0x%llx not offered: their place in "
+		       "this host's XSAVE area is not an SGX part's)",
+		       (unsigned long long)model.xsave_hidden);
+	if (!strcmp(m, "fault") && encl && !strcmp(encl, "ud"))
+		printf("; CPUID inside an enclave: #UD, as on hardware "
+		       "(SGXEMU_CPUID_ENCLAVE=ud)\n");
+	else if (!strcmp(m, "fault"))
+		printf("; CPUID inside an enclave answers as host CPUID does "
+		       "(hardware: #UD; SGXEMU_CPUID_ENCLAVE=ud)\n");
+	else
+		printf("; CPUID inside an enclave runs natively (hardware: "
+		       "#UD)\n");
 }
 
 static int info_main(int argc, char **argv)

@@ -35,7 +35,21 @@
 struct sgxemu_cpuid_model {
 	bool lc_flexible;			/* CPUID.(7,0):ECX[30] */
 	uint32_t leaf12[SGXEMU_CPUID_SUBLEAVES][4];
+	uint64_t xsave_hidden;			/* components not offered */
 };
+
+/* XSAVE components up to AMX's TILEDATA (18). */
+#define SGXEMU_XSAVE_COMPONENTS	19
+
+/*
+ * The user XSAVE components of @xcr0 whose place in the standard-format
+ * XSAVE area (@layout[i] = { CPUID.(0DH,i).EAX size, .EBX offset }) is not
+ * the one every SGX part (an Intel core) gives them, with the components
+ * that stand or fall with them (AVX-512's three, MPX's two, AMX's two, and
+ * AVX-512 when AVX goes). Pure.
+ */
+uint64_t sgxemu__xsave_foreign(uint64_t xcr0,
+			       const uint32_t layout[SGXEMU_XSAVE_COMPONENTS][2]);
 
 enum sgxemu_cpuid_mech {
 	SGXEMU_CPUID_OFF = 0,		/* host CPUID runs natively */
@@ -105,6 +119,15 @@ size_t sgxemu__cpuid_nr_sites(void);
  * fault. Async-signal-safe.
  */
 bool sgxemu__cpuid_trap(ucontext_t *uc);
+/*
+ * A CPUID in enclave mode that CPUID faulting stopped (the caller read the
+ * 0f a2 bytes from the enclave): answer it in place as the part, so that it
+ * behaves as on a host without faulting, where it runs natively (false:
+ * leave it to be the #UD hardware raises, under SGXEMU_CPUID_ENCLAVE=ud or
+ * when no model is published).
+ */
+bool sgxemu__cpuid_enclave(ucontext_t *uc);
+bool sgxemu__cpuid_enclave_ud(void);
 
 /*
  * For the engine's enclave-mode dispatch (issue 13 part 4, not wired yet):

@@ -283,6 +283,8 @@ void sgxemu__signal(int signo, siginfo_t *info, ucontext_t *uc,
 void sgxemu__signal_plain(int signo, siginfo_t *info, void *uc);
 /* Run the application's handler for @signo in host context. */
 void sgxemu__chain(int signo, siginfo_t *info, ucontext_t *uc, bool fault);
+/* Signals never left blocked in the real mask (signal.c). */
+uint64_t sgxemu__engine_sigs(void);
 void sgxemu__write_str(const char *s);
 void sgxemu__write_hex(uint64_t v);
 

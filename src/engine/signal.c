@@ -41,6 +41,24 @@ static bool is_fault_signal(int sig)
 	return false;
 }
 
+/*
+ * The signals the engine cannot do without in any thread at any time: the
+ * fault ENCLU raises on this host (SIGILL for #UD, SIGSEGV for #GP and
+ * #PF), the SIGSEGV of CPUID faulting, of the RDTSC trap and of enclave
+ * pages the driver keeps inaccessible, the SIGSYS of the raw system call
+ * filter, and the reclaimer's kick. The kernel kills a thread that raises
+ * a synchronous fault signal it blocks, where on hardware ENCLU, CPUID and
+ * an enclave page fault do not depend on the signal mask at all: so the
+ * engine never lets these into the real mask, and a program's handler runs
+ * with them open even when its sa_mask or the kernel's rule (the signal
+ * being handled is blocked) would close them.
+ */
+uint64_t sgxemu__engine_sigs(void)
+{
+	return 1ULL << (SIGILL - 1) | 1ULL << (SIGSEGV - 1) |
+	       1ULL << (SIGSYS - 1) | 1ULL << (SGXEMU_KICK_SIGNAL - 1);
+}
+
 static int raw_sigaction(int sig, const struct kernel_sigaction *act,
 			 struct kernel_sigaction *old)
 {
@@ -209,6 +227,7 @@ void sgxemu__chain(int signo, siginfo_t *info, ucontext_t *uc, bool fault)
 	}
 	if (!(a.sa_flags & SA_NODEFER))
 		mask |= 1ULL << (signo - 1);
+	mask &= ~sgxemu__engine_sigs();
 	if (a.sa_flags & SA_RESETHAND) {
 		app_act[signo].sa_handler = SIG_DFL;
 		app_act[signo].sa_flags &= ~SA_SIGINFO;

@@ -235,6 +235,55 @@ TEST(pthread_kill_aex_then_resume)
 	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
 }
 
+static uint64_t handler_tcs;
+static volatile int handler_calls, handler_ok;
+
+/* An enclave call from inside the handler, as Gramine's host handler makes
+ * (its EENTER to the enclave's exception handler). */
+static void call_from_handler(int sig)
+{
+	struct sgxemu_run run;
+
+	(void)sig;
+	handler_calls++;
+	if (tu_call(&run, handler_tcs, CMD_LOOP, 1000, 0, 5) == 0 &&
+	    run.exit_reason == SGXEMU_EXIT_EEXIT && run.regs.rdx == lcg(5, 1000))
+		handler_ok++;
+}
+
+/*
+ * The kernel blocks the signal being handled (and the handler's sa_mask)
+ * while the handler runs, and kills a thread that raises a fault signal
+ * it blocks. ENCLU's trap (SIGILL on AMD, SIGSEGV on Intel) is no signal
+ * on hardware: an enclave call from the program's SIGILL or SIGSEGV
+ * handler, with either in sa_mask, must work on either vendor.
+ */
+TEST(enclave_call_from_handler_of_the_trap_signals)
+{
+	static const int sigs[] = { SIGILL, SIGSEGV };
+	struct sgxemu_enclave *e;
+	struct sigaction sa;
+	uint64_t base;
+
+	LOAD(e, base);
+	handler_tcs = base + L_TCS0;
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(*sigs); i++) {
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = call_from_handler;
+		sigaddset(&sa.sa_mask, SIGILL);
+		sigaddset(&sa.sa_mask, SIGSEGV);
+		REQUIRE_EQ(sgxemu_sigaction(sigs[i], &sa, NULL), 0);
+		handler_calls = handler_ok = 0;
+		REQUIRE_EQ(raise(sigs[i]), 0);
+		CHECK_EQ(handler_calls, 1);
+		CHECK_EQ(handler_ok, 1);
+		sa.sa_handler = SIG_DFL;
+		sigemptyset(&sa.sa_mask);
+		REQUIRE_EQ(sgxemu_sigaction(sigs[i], &sa, NULL), 0);
+	}
+	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
+}
+
 struct worker {
 	uint64_t tcs, seed, n, result;
 	uint32_t exit_reason;

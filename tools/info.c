@@ -180,7 +180,6 @@ static void print_cpuid(void)
 {
 	const char *m = sgxemu_cpuid_mechanism();
 	const char *encl = getenv("SGXEMU_CPUID_ENCLAVE");
-	struct sgxemu_cpuid_model model;
 	uint32_t r[4];
 
 	if (!strcmp(m, "fault"))
@@ -195,11 +194,6 @@ static void print_cpuid(void)
 		printf("cpuid:            off (host CPUID is the processor's)");
 	if (strcmp(m, "off") && !sgxemu_cpuid(7, 0, r))
 		printf(" (leaf 7: SGX%s)", (r[2] >> 30) & 1 ? ", SGX_LC" : "");
-	if (strcmp(m, "off") && !sgxemu__cpuid_model_env(&model) &&
-	    model.xsave_hidden)
-		printf(" (XSAVE components 0x%llx not offered: their place in "
-		       "this host's XSAVE area is not an SGX part's)",
-		       (unsigned long long)model.xsave_hidden);
 	if (!strcmp(m, "fault") && encl && !strcmp(encl, "ud"))
 		printf("; CPUID inside an enclave: #UD, as on hardware "
 		       "(SGXEMU_CPUID_ENCLAVE=ud)\n");
@@ -248,7 +242,10 @@ static int info_main(int argc, char **argv)
 		if (attrs & attr_names[i].bit)
 			printf(" %s", attr_names[i].name);
 	printf("\n");
-	printf("XFRM:             0x%016llx\n", (unsigned long long)xfrm);
+	sgxemu__cpuid_native(0xd, 0, rs);
+	printf("XFRM:             0x%016llx (this host's XCR0, which enclave "
+	       "mode keeps: an all-ones XSAVE there writes %u bytes)\n",
+	       (unsigned long long)xfrm, rs[1]);
 	printf("driver allows:    DEBUG MODE64BIT KSS AEXNOTIFY; PROVISIONKEY "
 	       "after PROVISION (SET_ATTRIBUTE); never EINITTOKENKEY\n");
 	for (uint32_t s = 2; s < 2 + 8; s++) {

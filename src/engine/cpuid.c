@@ -9,18 +9,7 @@
  * processor enumerates it (sgx_cpuid_leaf12: the same code `sgxemu info`
  * prints from), EDECCSSA never (not implemented); leaf 0 reports at least
  * 0x12 as the highest basic leaf, since an AMD host stops lower and
- * runtimes read that first.
- *
- * An SGX part is an Intel core, and runtimes rely on its XSAVE layout:
- * Gramine checks the CPUID.(0DH) offsets and sizes that reach its enclave
- * against Intel's for every component of XFRM, and stops where they differ.
- * An AMD core places AVX-512's and PKRU's state elsewhere (Zen 4: OPMASK at
- * 832, not 1088). The part does not advertise such components: their
- * feature flags (leaf 7, and leaf 1 for AVX) read as absent, so a runtime
- * that picks XFRM from them does not ask for them. Leaf 0xD stays the
- * host's (XSAVE still writes the host's layout for all XCR0 holds), and so
- * does the XFRM that leaf 0x12.1 allows and ECREATE accepts: an enclave
- * that asks for AVX-512 on such a host still gets it.
+ * runtimes read that first. Every other leaf is the host's.
  */
 #include <asm/prctl.h>
 #include <errno.h>
@@ -32,81 +21,13 @@
 #include "engine/cpuid.h"
 #include "engine/engine.h"
 
-/* Intel's standard-format XSAVE layout (SDM vol. 1, 13.4; sgx-facts.md). */
-static const uint32_t intel_xsave[SGXEMU_XSAVE_COMPONENTS][2] = {
-	[2] = { 256, 576 },				/* AVX YMM_Hi128 */
-	[3] = { 64, 960 }, [4] = { 64, 1024 },		/* MPX */
-	[5] = { 64, 1088 }, [6] = { 512, 1152 },	/* AVX-512 */
-	[7] = { 1024, 1664 },
-	[9] = { 8, 2688 },				/* PKRU */
-	[17] = { 64, 2752 }, [18] = { 8192, 2816 },	/* AMX */
-};
-
-#define XCOMP(i)	(1ULL << (i))
-#define XSAVE_AVX	XCOMP(2)
-#define XSAVE_MPX	(XCOMP(3) | XCOMP(4))
-#define XSAVE_AVX512	(XCOMP(5) | XCOMP(6) | XCOMP(7))
-#define XSAVE_PKRU	XCOMP(9)
-#define XSAVE_AMX	(XCOMP(17) | XCOMP(18))
-
-uint64_t sgxemu__xsave_foreign(uint64_t xcr0,
-			       const uint32_t layout[SGXEMU_XSAVE_COMPONENTS][2])
-{
-	static const uint64_t groups[] = {
-		XSAVE_AVX, XSAVE_MPX, XSAVE_AVX512, XSAVE_PKRU, XSAVE_AMX,
-	};
-	uint64_t hidden = 0;
-
-	for (size_t g = 0; g < sizeof(groups) / sizeof(*groups); g++)
-		for (unsigned i = 2; i < SGXEMU_XSAVE_COMPONENTS; i++)
-			if ((groups[g] & xcr0 & XCOMP(i)) &&
-			    (layout[i][0] != intel_xsave[i][0] ||
-			     layout[i][1] != intel_xsave[i][1]))
-				hidden |= groups[g];
-	if (hidden & XSAVE_AVX)
-		hidden |= XSAVE_AVX512;
-	return hidden & xcr0;
-}
-
-/* The host's own layout, read past CPUID faulting. */
-static uint64_t host_xsave_foreign(void)
-{
-	uint32_t layout[SGXEMU_XSAVE_COMPONENTS][2], r[4], lo, hi;
-	uint64_t xcr0;
-
-	/* XGETBV is #UD unless the OS enabled XSAVE (CPUID.1:ECX.OSXSAVE). */
-	sgxemu__cpuid_native(1, 0, r);
-	if (!(r[2] & (1U << 27)))
-		return 0;
-	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-	xcr0 = (uint64_t)hi << 32 | lo;
-
-	for (unsigned i = 0; i < SGXEMU_XSAVE_COMPONENTS; i++) {
-		if (i >= 2 && (xcr0 & XCOMP(i)))
-			sgxemu__cpuid_native(0xD, i, r);
-		else
-			r[0] = r[1] = 0;
-		layout[i][0] = r[0];
-		layout[i][1] = r[1];
-	}
-	return sgxemu__xsave_foreign(xcr0, layout);
-}
-
 void sgxemu__cpuid_model_config(struct sgxemu_cpuid_model *m,
 				const struct sgx_cpu_config *cfg,
 				const struct sgx_epc_section *sections,
 				unsigned nr, bool lc_flexible)
 {
-	static _Atomic uint64_t foreign = ~0ULL;	/* not read yet */
-	uint64_t f = atomic_load(&foreign);
-
-	if (f == ~0ULL) {
-		f = host_xsave_foreign();
-		atomic_store(&foreign, f);
-	}
 	memset(m, 0, sizeof(*m));
 	m->lc_flexible = lc_flexible;
-	m->xsave_hidden = f;
 	if (nr > SGX_MAX_EPC_SECTIONS)
 		nr = SGX_MAX_EPC_SECTIONS;
 	/* Sub-leaf 2 + nr stays zero: the first invalid section. */
@@ -156,56 +77,6 @@ int sgxemu__cpuid_model_env(struct sgxemu_cpuid_model *m)
 #define LEAF7_EBX_SGX		(1U << 2)
 #define LEAF7_ECX_SGX_LC	(1U << 30)
 
-/*
- * The feature flags that need a hidden component's state: leaf 1 ECX (FMA,
- * AVX, F16C), leaf 7.0 EBX/ECX/EDX and leaf 7.1 EAX/EDX.
- */
-#define L1_ECX_AVX	((1U << 12) | (1U << 28) | (1U << 29))
-#define L7_EBX_AVX	(1U << 5)				/* AVX2 */
-#define L7_EBX_MPX	(1U << 14)
-#define L7_EBX_AVX512	((1U << 16) | (1U << 17) | (1U << 21) | (1U << 26) | \
-			 (1U << 27) | (1U << 28) | (1U << 30) | (1U << 31))
-#define L7_ECX_AVX512	((1U << 1) | (1U << 6) | (1U << 11) | (1U << 12) | \
-			 (1U << 14))
-#define L7_EDX_AVX512	((1U << 2) | (1U << 3) | (1U << 8) | (1U << 23))
-#define L71_EAX_AVX512	(1U << 5)				/* BF16 */
-#define L71_EDX_AVX512	(1U << 19)				/* AVX10 */
-#define L7_ECX_PKRU	((1U << 3) | (1U << 4))			/* PKU, OSPKE */
-#define L7_EDX_AMX	((1U << 22) | (1U << 24) | (1U << 25))
-#define L71_EAX_AMX	(1U << 21)				/* AMX-FP16 */
-#define L71_EDX_AMX	(1U << 8)				/* AMX-COMPLEX */
-
-static void hide_features(uint64_t hidden, uint32_t leaf, uint32_t subleaf,
-			  uint32_t regs[4])
-{
-	if (leaf == 1 && (hidden & XSAVE_AVX)) {
-		regs[2] &= ~L1_ECX_AVX;
-	} else if (leaf == 7 && subleaf == 0) {
-		if (hidden & XSAVE_AVX)
-			regs[1] &= ~L7_EBX_AVX;
-		if (hidden & XSAVE_MPX)
-			regs[1] &= ~L7_EBX_MPX;
-		if (hidden & XSAVE_AVX512) {
-			regs[1] &= ~L7_EBX_AVX512;
-			regs[2] &= ~L7_ECX_AVX512;
-			regs[3] &= ~L7_EDX_AVX512;
-		}
-		if (hidden & XSAVE_PKRU)
-			regs[2] &= ~L7_ECX_PKRU;
-		if (hidden & XSAVE_AMX)
-			regs[3] &= ~L7_EDX_AMX;
-	} else if (leaf == 7 && subleaf == 1) {
-		if (hidden & XSAVE_AVX512) {
-			regs[0] &= ~L71_EAX_AVX512;
-			regs[3] &= ~L71_EDX_AVX512;
-		}
-		if (hidden & XSAVE_AMX) {
-			regs[0] &= ~L71_EAX_AMX;
-			regs[3] &= ~L71_EDX_AMX;
-		}
-	}
-}
-
 void sgxemu__cpuid_answer(const struct sgxemu_cpuid_model *m, uint32_t leaf,
 			  uint32_t subleaf, uint32_t regs[4])
 {
@@ -232,7 +103,6 @@ void sgxemu__cpuid_answer(const struct sgxemu_cpuid_model *m, uint32_t leaf,
 	default:
 		break;
 	}
-	hide_features(m->xsave_hidden, leaf, subleaf, regs);
 }
 
 /* --- the host CPU ------------------------------------------------------- */

@@ -35,21 +35,7 @@
 struct sgxemu_cpuid_model {
 	bool lc_flexible;			/* CPUID.(7,0):ECX[30] */
 	uint32_t leaf12[SGXEMU_CPUID_SUBLEAVES][4];
-	uint64_t xsave_hidden;			/* components not offered */
 };
-
-/* XSAVE components up to AMX's TILEDATA (18). */
-#define SGXEMU_XSAVE_COMPONENTS	19
-
-/*
- * The user XSAVE components of @xcr0 whose place in the standard-format
- * XSAVE area (@layout[i] = { CPUID.(0DH,i).EAX size, .EBX offset }) is not
- * the one every SGX part (an Intel core) gives them, with the components
- * that stand or fall with them (AVX-512's three, MPX's two, AMX's two, and
- * AVX-512 when AVX goes). Pure.
- */
-uint64_t sgxemu__xsave_foreign(uint64_t xcr0,
-			       const uint32_t layout[SGXEMU_XSAVE_COMPONENTS][2]);
 
 enum sgxemu_cpuid_mech {
 	SGXEMU_CPUID_OFF = 0,		/* host CPUID runs natively */

@@ -367,6 +367,19 @@ int sgxemu_app_sigaction(int signo, struct sigaction *act);
 int sgxemu_sigaltstack(const stack_t *ss, stack_t *old);
 
 /*
+ * sigprocmask() for the application (pthread_sigmask() is the same with
+ * its errno-value return): the signals the engine takes for ENCLU, CPUID
+ * faulting, enclave paging and raw system calls (SIGILL, SIGSEGV, SIGSYS)
+ * and SGXEMU_KICK_SIGNAL never enter the thread's real mask, since the
+ * kernel kills a thread that faults with its fault signal blocked and on
+ * hardware ENCLU does not depend on the mask. Blocking them is recorded
+ * per thread and reported back in @old, so the program sees the mask it
+ * set. The shim routes sigprocmask() and pthread_sigmask() here.
+ * 0, or -1 with errno (EINVAL for a bad @how, EFAULT).
+ */
+int sgxemu_sigprocmask(int how, const sigset_t *set, sigset_t *old);
+
+/*
  * ENCLU executed by host code (0f 01 d7 outside enclave mode: #UD on AMD
  * hosts, #GP or #PF on Intel ones) with EAX = EENTER or ERESUME is
  * emulated: the entry happens with the return point after the 3-byte

@@ -59,6 +59,48 @@ uint64_t sgxemu__engine_sigs(void)
 	       1ULL << (SIGSYS - 1) | 1ULL << (SGXEMU_KICK_SIGNAL - 1);
 }
 
+/* The reserved signals the thread's program has blocked (its view). */
+static __thread uint64_t app_blocked;
+
+int sgxemu_sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	uint64_t res = sgxemu__engine_sigs(), want = 0, prev = 0, view;
+	long ret;
+
+	if (set)
+		memcpy(&want, set, sizeof(want));
+	if (set && how != SIG_BLOCK && how != SIG_UNBLOCK &&
+	    how != SIG_SETMASK) {
+		errno = EINVAL;
+		return -1;
+	}
+	view = app_blocked;
+	{
+		/* glibc's own SIGCANCEL and SIGSETXID stay open too, as its
+		 * sigprocmask() keeps them. */
+		uint64_t real = want & ~res & ~(1ULL << 31 | 1ULL << 32);
+
+		ret = syscall(SYS_rt_sigprocmask, set ? how : SIG_BLOCK,
+			      set ? &real : NULL, &prev, 8);
+	}
+	if (ret)
+		return -1;
+	if (set) {
+		if (how == SIG_BLOCK)
+			app_blocked |= want & res;
+		else if (how == SIG_UNBLOCK)
+			app_blocked &= ~(want & res);
+		else
+			app_blocked = want & res;
+	}
+	if (old) {
+		memset(old, 0, sizeof(*old));
+		prev = (prev & ~res) | view;
+		memcpy(old, &prev, sizeof(prev));
+	}
+	return 0;
+}
+
 static int raw_sigaction(int sig, const struct kernel_sigaction *act,
 			 struct kernel_sigaction *old)
 {

@@ -184,6 +184,18 @@ int sigaltstack(const stack_t *ss, stack_t *old)
 	return sgxemu_sigaltstack(ss, old);
 }
 
+/* The signals the engine must take stay out of the real mask (the kernel
+ * would kill a thread whose ENCLU faults with them blocked). */
+int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	return sgxemu_sigprocmask(how, set, old);
+}
+
+int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	return sgxemu_sigprocmask(how, set, old) ? errno : 0;
+}
+
 static sighandler_t set_handler(int sig, sighandler_t h, int flags)
 {
 	struct sigaction act, old;

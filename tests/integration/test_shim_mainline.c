@@ -991,6 +991,88 @@ TEST(signal_handlers_are_chained)
 	}
 }
 
+struct blocked_call {
+	struct shim_encl *e;
+	int ok, view_has_segv, real_has_trap;
+};
+
+/* A worker that blocks every signal, as many do, then calls the enclave:
+ * its EEXIT traps with SIGILL or SIGSEGV, which must not be blocked. */
+static void *blocked_caller(void *arg)
+{
+	struct blocked_call *b = arg;
+	struct sgx_enclave_run run;
+	uint64_t out[2], real = 0;
+	sigset_t all, cur;
+
+	sigfillset(&all);
+	if (pthread_sigmask(SIG_BLOCK, &all, NULL))
+		return NULL;
+	b->ok = shim_ecall(b->e, 1, 0, out, 9, &run) == 0 && out[0] == 10;
+	pthread_sigmask(SIG_SETMASK, NULL, &cur);
+	b->view_has_segv = sigismember(&cur, SIGSEGV) && sigismember(&cur, SIGILL);
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &real, 8);
+	b->real_has_trap = !!(real & (1ULL << (SIGILL - 1) | 1ULL << (SIGSEGV - 1)));
+	return NULL;
+}
+
+static struct shim_encl *handler_encl;
+static volatile int handler_ecall_ok;
+
+static void ecall_in_handler(int sig)
+{
+	struct sgx_enclave_run run;
+	uint64_t out[2];
+
+	(void)sig;
+	handler_ecall_ok = shim_ecall(handler_encl, 2, 0, out, 20, &run) == 0 &&
+			   out[0] == 21;
+}
+
+/*
+ * On hardware ENCLU does not care about the signal mask; under the shim
+ * its trap is a signal (SIGILL on AMD, SIGSEGV on Intel) that the kernel
+ * would kill a thread for raising while it blocks it. A thread with every
+ * signal blocked, and a handler whose sa_mask holds everything, call the
+ * enclave; the program still reads back the mask it set.
+ */
+TEST(enclave_calls_with_every_signal_blocked)
+{
+	struct blocked_call b = { 0 };
+	struct sigaction sa;
+	struct shim_encl e;
+	pthread_t t;
+
+	NEED_SHIM();
+	BUILD(e);
+	b.e = &e;
+	REQUIRE_EQ(pthread_create(&t, NULL, blocked_caller, &b), 0);
+	pthread_join(t, NULL);
+	CHECK_EQ(b.ok, 1);
+	CHECK_EQ(b.view_has_segv, 1);	/* the program's view */
+	CHECK_EQ(b.real_has_trap, 0);	/* the kernel's */
+
+	handler_encl = &e;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = ecall_in_handler;
+	sigfillset(&sa.sa_mask);
+	REQUIRE_EQ(sigaction(SIGUSR1, &sa, NULL), 0);
+	raise(SIGUSR1);
+	CHECK_EQ(handler_ecall_ok, 1);
+	sa.sa_handler = SIG_DFL;
+	REQUIRE_EQ(sigaction(SIGUSR1, &sa, NULL), 0);
+	/* Bad input: the kernel's EINVAL for an unknown `how`. */
+	{
+		sigset_t s;
+
+		sigemptyset(&s);
+		errno = 0;
+		CHECK_EQ(sigprocmask(99, &s, NULL), -1);
+		CHECK_EQ(errno, EINVAL);
+		CHECK_EQ(pthread_sigmask(99, &s, NULL), EINVAL);
+	}
+}
+
 /* Enclaves created after a fork on both sides get different EPC pages
  * (the EPC is shared with the child, the allocators are not). */
 static long epc_index(uint64_t linaddr)

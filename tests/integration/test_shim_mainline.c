@@ -1052,7 +1052,11 @@ TEST(enclave_calls_with_every_signal_blocked)
 	CHECK_EQ(b.view_has_segv, 1);	/* the program's view */
 	CHECK_EQ(b.real_has_trap, 0);	/* the kernel's */
 
+	/* This thread enters first (see test_engine_signals). */
 	handler_encl = &e;
+	ecall_in_handler(0);
+	REQUIRE_EQ(handler_ecall_ok, 1);
+	handler_ecall_ok = 0;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = ecall_in_handler;
 	sigfillset(&sa.sa_mask);

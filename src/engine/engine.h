@@ -225,6 +225,8 @@ struct sgxemu_tcb *sgxemu__enter_fast(uint64_t *frame, uint64_t tcs);
 
 /* thread.c */
 struct sgxemu_tcb *sgxemu__tcb_self(void);
+/* The errno value of this thread's last failed set-up (ENOMEM, EPERM). */
+int sgxemu__tcb_errno(void);
 struct sgxemu_tcb *sgxemu__tcb_prepare(void);
 /* This thread's TCB without trusting TLS (whose FS base a raw clone()
  * may share with another thread): from the stack pointer when on a slot,

@@ -90,7 +90,7 @@ int sgxemu_enter(struct sgxemu_run *run)
 		return ret;
 	tcb = sgxemu__tcb_prepare();
 	if (!tcb)
-		return -ENOMEM;
+		return -sgxemu__tcb_errno();
 	if (!sgxemu__encl_find(run->tcs))
 		return -EFAULT;
 	run->exit_reason = SGXEMU_EXIT_NONE;

@@ -186,12 +186,17 @@ struct sgxemu_tcb *sgxemu__tcb_self(void)
  * makes system calls and lock-free updates. @foreign: TLS belongs to
  * another thread, so nothing is stored there.
  */
+/* Why this thread's last tcb_setup failed (an errno value). */
+static __thread int tcb_errno;
+
 static struct sgxemu_tcb *tcb_setup(bool foreign)
 {
 	struct sgxemu_tcb *tcb;
 	stack_t ss;
 	uint8_t *slot;
-	int n;
+	int n, err;
+
+	tcb_errno = ENOMEM;
 
 	if (!sgxemu__alt_base)
 		return NULL;
@@ -219,8 +224,17 @@ static struct sgxemu_tcb *tcb_setup(bool foreign)
 	ss.ss_flags = 0;
 	/* The program's stack, if it had one, is what it reads from now on
 	 * (sgxemu_sigaltstack). */
-	if (raw_sigaltstack(&ss, &tcb->app_ss))
+	err = raw_sigaltstack(&ss, &tcb->app_ss);
+	if (err) {
+		/* EPERM: the thread runs on an alternate stack already. */
+		if (err == -EPERM)
+			sgxemu__write_str("sgxemu: a thread's first enclave "
+					  "entry came from a signal handler on "
+					  "another alternate stack, which the "
+					  "kernel will not switch (EPERM)\n");
+		tcb_errno = -err;
 		goto fail;
+	}
 	tcb->app_ss.ss_flags &= ~SS_ONSTACK;
 	if (have_sud &&
 	    prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON,
@@ -321,7 +335,12 @@ int sgxemu_thread_prepare(void)
 
 	if (ret)
 		return ret;
-	return sgxemu__tcb_prepare() ? 0 : -ENOMEM;
+	return sgxemu__tcb_prepare() ? 0 : -sgxemu__tcb_errno();
+}
+
+int sgxemu__tcb_errno(void)
+{
+	return tcb_errno ? tcb_errno : ENOMEM;
 }
 
 uint64_t sgxemu_thread_aex_count(void)

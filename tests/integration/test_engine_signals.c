@@ -290,6 +290,51 @@ TEST(enclave_call_from_handler_of_the_trap_signals)
 	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
 }
 
+static volatile int first_entry_ret = 1;
+
+static void first_entry_in_handler(int sig)
+{
+	struct sgxemu_run run;
+
+	(void)sig;
+	first_entry_ret = tu_call(&run, handler_tcs, CMD_LOOP, 10, 0, 1);
+}
+
+static void *first_entry_thread(void *arg)
+{
+	static uint8_t stack[64 << 10];
+	stack_t ss = { .ss_sp = stack, .ss_size = sizeof(stack) };
+	struct sigaction sa;
+
+	(void)arg;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = first_entry_in_handler;
+	sa.sa_flags = SA_ONSTACK;
+	if (sigaltstack(&ss, NULL) || sgxemu_sigaction(SIGUSR2, &sa, NULL))
+		return NULL;
+	raise(SIGUSR2);
+	return NULL;
+}
+
+/*
+ * A thread's first entry from a handler that runs on the program's own
+ * alternate stack: the engine cannot put its own in place there, so the
+ * call fails with EPERM (and a line on stderr), not with a crash.
+ */
+TEST(first_entry_on_a_foreign_alternate_stack_is_eperm)
+{
+	struct sgxemu_enclave *e;
+	uint64_t base;
+	pthread_t t;
+
+	LOAD(e, base);
+	handler_tcs = base + L_TCS1;
+	REQUIRE_EQ(pthread_create(&t, NULL, first_entry_thread, NULL), 0);
+	pthread_join(t, NULL);
+	CHECK_EQ(first_entry_ret, -EPERM);
+	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
+}
+
 struct worker {
 	uint64_t tcs, seed, n, result;
 	uint32_t exit_reason;

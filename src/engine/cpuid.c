@@ -309,6 +309,22 @@ size_t sgxemu__cpuid_nr_sites(void)
 
 /* --- the trap ----------------------------------------------------------- */
 
+/* Perform the CPUID at @g as the part @m, and step over it. */
+static void answer_at(const struct sgxemu_cpuid_model *m, greg_t *g)
+{
+	uint32_t regs[4];
+
+	sgxemu__cpuid_native((uint32_t)g[REG_RAX], (uint32_t)g[REG_RCX], regs);
+	sgxemu__cpuid_answer(m, (uint32_t)g[REG_RAX], (uint32_t)g[REG_RCX],
+			     regs);
+	/* CPUID writes the 32-bit registers: the upper halves become 0. */
+	g[REG_RAX] = regs[0];
+	g[REG_RBX] = regs[1];
+	g[REG_RCX] = regs[2];
+	g[REG_RDX] = regs[3];
+	g[REG_RIP] += 2;
+}
+
 /*
  * Two models, one published: a trap on another thread keeps reading the
  * one it found while the next is written. (Replacements are rare: start,
@@ -334,7 +350,6 @@ bool sgxemu__cpuid_trap(ucontext_t *uc)
 	greg_t *g = uc->uc_mcontext.gregs;
 	const uint8_t *ip = (const uint8_t *)(uintptr_t)g[REG_RIP];
 	const struct sgxemu_cpuid_model *m;
-	uint32_t regs[4];
 	int mode = atomic_load(&mech);
 
 	m = atomic_load_explicit(&current, memory_order_acquire);
@@ -352,36 +367,19 @@ bool sgxemu__cpuid_trap(ucontext_t *uc)
 	} else {
 		return false;
 	}
-	sgxemu__cpuid_native((uint32_t)g[REG_RAX], (uint32_t)g[REG_RCX], regs);
-	sgxemu__cpuid_answer(m, (uint32_t)g[REG_RAX], (uint32_t)g[REG_RCX],
-			     regs);
-	/* CPUID writes the 32-bit registers: the upper halves become 0. */
-	g[REG_RAX] = regs[0];
-	g[REG_RBX] = regs[1];
-	g[REG_RCX] = regs[2];
-	g[REG_RDX] = regs[3];
-	g[REG_RIP] += 2;
+	answer_at(m, g);
 	return true;
 }
 
 bool sgxemu__cpuid_enclave(ucontext_t *uc)
 {
-	greg_t *g = uc->uc_mcontext.gregs;
 	const struct sgxemu_cpuid_model *m;
-	uint32_t regs[4];
 
 	m = atomic_load_explicit(&current, memory_order_acquire);
 	if (!m || atomic_load(&mech) != SGXEMU_CPUID_FAULT ||
 	    atomic_load(&enclave_ud))
 		return false;
-	sgxemu__cpuid_native((uint32_t)g[REG_RAX], (uint32_t)g[REG_RCX], regs);
-	sgxemu__cpuid_answer(m, (uint32_t)g[REG_RAX], (uint32_t)g[REG_RCX],
-			     regs);
-	g[REG_RAX] = regs[0];
-	g[REG_RBX] = regs[1];
-	g[REG_RCX] = regs[2];
-	g[REG_RDX] = regs[3];
-	g[REG_RIP] += 2;
+	answer_at(m, uc->uc_mcontext.gregs);
 	return true;
 }
 

@@ -22,6 +22,9 @@
  *   op 1  load from RDX (fault there), then out[0] = 0x600d
  *   op 2  ud2 (#UD), then out[0] = 0x600d
  *   op 3  write to the read-only page (#PF), then out[0] = 0x600d
+ *   op 4  CPUID leaf RDX, sub-leaf 0: out[0] = RBX, out[1] = RAX (#UD
+ *         on hardware; skipped by the handler, RBX and RAX stay the TCS
+ *         and the leaf)
  *   CSSA > 0 (entered after an exception): out[0] = EXITINFO of SSA
  *         frame 0, GPRSGX.RIP += RDX (skips the faulting instruction)
  */
@@ -77,6 +80,7 @@
 #define SHIM_OP1_LEN	3
 #define SHIM_OP2_LEN	2
 #define SHIM_OP3_LEN	11
+#define SHIM_OP4_LEN	2
 
 /* The enclave's code: assembled into the host binary as plain bytes. */
 extern const uint8_t shim_encl_code[], shim_encl_code_end[];
@@ -92,6 +96,8 @@ __asm__(
 	"	je 3f\n"
 	"	cmp $3, %rdi\n"
 	"	je 4f\n"
+	"	cmp $4, %rdi\n"
+	"	je 6f\n"
 	"	lea 1(%rdx), %r8\n"
 	"	mov %r8, (%rsi)\n"
 	"	mov %rbx, 8(%rsi)\n"
@@ -115,6 +121,14 @@ __asm__(
 	"5:	mov 0x1fe8(%rbx), %r8d\n"
 	"	mov %r8, (%rsi)\n"
 	"	add %rdx, 0x1fd0(%rbx)\n"
+	"	jmp 1b\n"
+	"6:	mov %rcx, %r9\n"		/* CPUID writes RBX and RCX */
+	"	mov %edx, %eax\n"
+	"	xor %ecx, %ecx\n"
+	"	cpuid\n"			/* 2 bytes */
+	"	mov %rbx, (%rsi)\n"
+	"	mov %rax, 8(%rsi)\n"
+	"	mov %r9, %rcx\n"
 	"	jmp 1b\n"
 	"shim_encl_code_end:\n"
 	".popsection\n");

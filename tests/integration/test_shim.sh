@@ -144,6 +144,10 @@ rerun() {
 	fi
 }
 
+# CPUID in enclave mode as hardware's #UD (meaningful under CPUID faulting;
+# elsewhere the test checks the native answer again).
+rerun test_shim_mainline_cpuid_ud SGXEMU_CPUID_ENCLAVE=ud "$B/tests/integration/test_shim_mainline"
+
 # The driver's host-fault hook on an SGX1 platform: SIGBUS where no page is.
 rerun test_host_access_sgx1 SGXEMU_SGX2=0 "$B/tests/integration/test_host_access"
 

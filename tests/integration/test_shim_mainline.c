@@ -236,6 +236,51 @@ TEST(exception_reported_then_resumed)
 	CHECK_EQ(out[0], 2);
 }
 
+/*
+ * CPUID in enclave mode is #UD on hardware. Under CPUID faulting the
+ * engine answers it as host code's CPUID is answered (the part's leaf 7,
+ * SGX set), or with SGXEMU_CPUID_ENCLAVE=ud raises the #UD (an AEX the
+ * vDSO reports, EXITINFO valid); without faulting it runs natively.
+ */
+TEST(cpuid_in_enclave_follows_the_mode)
+{
+	const char *(*mech)(void) = (const char *(*)(void))
+		dlsym(RTLD_DEFAULT, "sgxemu_cpuid_mechanism");
+	const char *encl = getenv("SGXEMU_CPUID_ENCLAVE");
+	struct sgx_enclave_run run;
+	struct shim_encl e;
+	uint64_t out[2] = { 0 };
+	uint32_t a, b, c, d;
+	bool fault;
+
+	BUILD(e);
+	REQUIRE(mech != NULL);
+	fault = !strcmp(mech(), "fault");
+	__asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d)
+			 : "a"(7), "c"(0));
+	CHECK_EQ(shim_ecall(&e, 3, 4, out, 7, &run), 0);
+	if (fault && encl && !strcmp(encl, "ud")) {
+		CHECK_EQ(run.function, SGX_ERESUME);
+		CHECK_EQ(run.exception_vector, X86_TRAP_UD);
+		/* The enclave's handler: EXITINFO, then skip the CPUID. */
+		CHECK_EQ(shim_ecall(&e, 3, 0, out, SHIM_OP4_LEN, &run), 0);
+		CHECK_EQ(out[0], 0x80000306);	/* valid, hardware, #UD */
+		CHECK_EQ(shim_eresume(&e, 3, &run), 0);
+		CHECK_EQ(run.function, SGX_EEXIT);
+		CHECK_EQ(out[0], e.base + SHIM_ENCL_TCS(3));
+		CHECK_EQ(out[1], 7);
+		return;
+	}
+	REQUIRE_EQ(run.function, SGX_EEXIT);
+	CHECK_EQ(out[1], a);
+	if (fault) {
+		CHECK_EQ(out[0], b);		/* as host code's */
+		CHECK(out[0] & 4);		/* the part's SGX bit */
+	} else {
+		CHECK_EQ(out[0], b & ~4U);	/* the host's own */
+	}
+}
+
 TEST(ud2_and_epcm_readonly_write)
 {
 	struct sgx_enclave_run run;

@@ -303,16 +303,19 @@ static void first_entry_in_handler(int sig)
 static void *first_entry_thread(void *arg)
 {
 	static uint8_t stack[64 << 10];
-	stack_t ss = { .ss_sp = stack, .ss_size = sizeof(stack) };
+	stack_t ss = { .ss_sp = stack, .ss_size = sizeof(stack) }, prev;
 	struct sigaction sa;
 
 	(void)arg;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = first_entry_in_handler;
 	sa.sa_flags = SA_ONSTACK;
-	if (sigaltstack(&ss, NULL) || sgxemu_sigaction(SIGUSR2, &sa, NULL))
+	if (sigaltstack(&ss, &prev))
 		return NULL;
-	raise(SIGUSR2);
+	if (!sgxemu_sigaction(SIGUSR2, &sa, NULL))
+		raise(SIGUSR2);
+	/* The thread's own (ASan's, under make asan) is freed at its exit. */
+	sigaltstack(&prev, NULL);
 	return NULL;
 }
 

@@ -45,6 +45,9 @@ struct sgx_epcm_entry {
 	uint64_t mod_epoch;		/* tracking epoch at EMODPR/EMODT */
 };
 
+/* The XCR0 of the CPU we run on (x87|SSE if XSAVE is not enabled). */
+uint64_t sgx_host_xcr0(void);
+
 /*
  * Hidden per-enclave state that hardware keeps inside the SECS page at
  * implementation-specific places (sgx-facts.md §1.9, §1.17). Allocated by

@@ -62,8 +62,6 @@ static inline bool sgx_canonical(uint64_t addr)
 uint32_t sgx_xsave_size(uint64_t xfrm);
 /* XFRM values XSETBV would accept for XCR0 (ignoring what is supported). */
 bool sgx_xfrm_legal(uint64_t xfrm);
-/* The XCR0 of the CPU we run on (x87|SSE if XSAVE is not enabled). */
-uint64_t sgx_host_xcr0(void);
 
 /* Bytes of MISC region that MISCSELECT selects (EXINFO: 16). */
 uint32_t sgx_misc_size(uint32_t miscselect);

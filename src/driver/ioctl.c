@@ -102,6 +102,19 @@ static long ioc_create(struct sgx_file *f, unsigned long arg)
 			return f->api == SGX_API_SEED ? -EINVAL : -EIO;
 		return ret;
 	}
+	{
+		uint64_t xcr0 = sgx_host_xcr0();
+
+		/* Legal, but not what hardware runs (docs/guide.md). */
+		if (xcr0 & ~secs.attributes.xfrm)
+			sgx_drv_log("CREATE: XFRM 0x%llx leaves out XCR0 "
+				    "features 0x%llx, which stay enabled in "
+				    "enclave mode here (XCR0 is the host's): "
+				    "an all-ones XSAVE there writes them too",
+				    (unsigned long long)secs.attributes.xfrm,
+				    (unsigned long long)(xcr0 &
+					~secs.attributes.xfrm));
+	}
 	encl->base = secs.base;
 	encl->size = secs.size;
 	encl->attributes = secs.attributes.flags;

@@ -375,7 +375,8 @@ int sgxemu_sigaltstack(const stack_t *ss, stack_t *old);
  * hardware ENCLU does not depend on the mask. Blocking them is recorded
  * per thread and reported back in @old, so the program sees the mask it
  * set. The shim routes sigprocmask() and pthread_sigmask() here.
- * 0, or -1 with errno (EINVAL for a bad @how, EFAULT).
+ * 0, or -1 with errno EINVAL for an unknown @how (as glibc's, the sets
+ * are read and written directly: bad pointers fault).
  */
 int sgxemu_sigprocmask(int how, const sigset_t *set, sigset_t *old);
 

@@ -62,28 +62,25 @@ uint64_t sgxemu__engine_sigs(void)
 /* The reserved signals the thread's program has blocked (its view). */
 static __thread uint64_t app_blocked;
 
+/* glibc's own SIGCANCEL (32) and SIGSETXID (33), which its sigprocmask()
+ * never blocks either. */
+#define GLIBC_SIGS	(1ULL << 31 | 1ULL << 32)
+
 int sgxemu_sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
-	uint64_t res = sgxemu__engine_sigs(), want = 0, prev = 0, view;
-	long ret;
+	uint64_t res = sgxemu__engine_sigs(), want = 0, real, prev = 0;
+	uint64_t view = app_blocked;
 
-	if (set)
-		memcpy(&want, set, sizeof(want));
 	if (set && how != SIG_BLOCK && how != SIG_UNBLOCK &&
 	    how != SIG_SETMASK) {
 		errno = EINVAL;
 		return -1;
 	}
-	view = app_blocked;
-	{
-		/* glibc's own SIGCANCEL and SIGSETXID stay open too, as its
-		 * sigprocmask() keeps them. */
-		uint64_t real = want & ~res & ~(1ULL << 31 | 1ULL << 32);
-
-		ret = syscall(SYS_rt_sigprocmask, set ? how : SIG_BLOCK,
-			      set ? &real : NULL, &prev, 8);
-	}
-	if (ret)
+	if (set)
+		memcpy(&want, set, sizeof(want));
+	real = want & ~res & ~GLIBC_SIGS;
+	if (syscall(SYS_rt_sigprocmask, set ? how : SIG_BLOCK,
+		    set ? &real : NULL, &prev, 8))
 		return -1;
 	if (set) {
 		if (how == SIG_BLOCK)

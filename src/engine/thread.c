@@ -180,15 +180,15 @@ struct sgxemu_tcb *sgxemu__tcb_self(void)
 	return tls_tcb;
 }
 
+/* Why this thread's last tcb_setup failed (an errno value). */
+static __thread int tcb_errno;
+
 /*
  * Set this thread up for enclave mode. Safe in the SIGILL handler of a
  * thread that executes a host ENCLU before any other entry: it only
  * makes system calls and lock-free updates. @foreign: TLS belongs to
  * another thread, so nothing is stored there.
  */
-/* Why this thread's last tcb_setup failed (an errno value). */
-static __thread int tcb_errno;
-
 static struct sgxemu_tcb *tcb_setup(bool foreign)
 {
 	struct sgxemu_tcb *tcb;

@@ -179,7 +179,6 @@ static void print_tsc(void)
 static void print_cpuid(void)
 {
 	const char *m = sgxemu_cpuid_mechanism();
-	const char *encl = getenv("SGXEMU_CPUID_ENCLAVE");
 	uint32_t r[4];
 
 	if (!strcmp(m, "fault"))
@@ -194,7 +193,7 @@ static void print_cpuid(void)
 		printf("cpuid:            off (host CPUID is the processor's)");
 	if (strcmp(m, "off") && !sgxemu_cpuid(7, 0, r))
 		printf(" (leaf 7: SGX%s)", (r[2] >> 30) & 1 ? ", SGX_LC" : "");
-	if (!strcmp(m, "fault") && encl && !strcmp(encl, "ud"))
+	if (!strcmp(m, "fault") && sgxemu__cpuid_enclave_ud())
 		printf("; CPUID inside an enclave: #UD, as on hardware "
 		       "(SGXEMU_CPUID_ENCLAVE=ud)\n");
 	else if (!strcmp(m, "fault"))

@@ -102,7 +102,7 @@ static long ioc_create(struct sgx_file *f, unsigned long arg)
 			return f->api == SGX_API_SEED ? -EINVAL : -EIO;
 		return ret;
 	}
-	{
+	if (sgx_drv_debug) {
 		uint64_t xcr0 = sgx_host_xcr0();
 
 		/* Legal, but not what hardware runs (docs/guide.md). */

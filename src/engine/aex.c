@@ -686,15 +686,6 @@ void sgxemu__enclave_signal(int signo, siginfo_t *info, ucontext_t *uc,
 	}
 	signo = sgxemu__fault_style_apply(signo, info, uc, true, enclave_bytes,
 					  tcb);
-	if (signo == SIGSEGV && g[REG_TRAPNO] == X86_TRAP_GP) {
-		uint8_t b[2];
-
-		/* CPUID faulting caught a CPUID of the enclave's: see
-		 * sgxemu__cpuid_enclave for why it is answered. */
-		if (enclave_bytes(tcb, rip, b, sizeof(b)) && b[0] == 0x0f &&
-		    b[1] == 0xa2 && sgxemu__cpuid_enclave(uc))
-			return;
-	}
 	sgxemu__classify(signo, info, uc, true, enclave_bytes, tcb, &ev);
 	switch (ev.kind) {
 	case SGXEMU_EV_INTERRUPT:
@@ -712,6 +703,12 @@ void sgxemu__enclave_signal(int signo, siginfo_t *info, ucontext_t *uc,
 	case SGXEMU_EV_ENCLU:
 		enclu_in_enclave(tcb, info, uc, save);
 		return;
+	case SGXEMU_EV_CPUID:
+		/* Answered as host CPUID is (sgxemu__cpuid_enclave says why),
+		 * or the #UD below. */
+		if (sgxemu__cpuid_enclave(uc))
+			return;
+		break;
 	case SGXEMU_EV_EXCEPTION:
 		break;
 	}

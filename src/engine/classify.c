@@ -206,6 +206,8 @@ void sgxemu__classify(int signo, const siginfo_t *info, const ucontext_t *uc,
 		if (illegal_in_enclave(b, n)) {
 			ev->vector = X86_TRAP_UD;
 			ev->errcd = 0;
+			if (b[0] == 0x0f && b[1] == 0xa2)
+				ev->kind = SGXEMU_EV_CPUID;
 		}
 	}
 }

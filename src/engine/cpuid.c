@@ -198,20 +198,21 @@ enum sgxemu_cpuid_mech sgxemu__cpuid_choose(const char **note)
 						  SGXEMU_CPUID_REWRITE;
 }
 
-/* SGXEMU_CPUID_ENCLAVE=ud: CPUID in enclave mode is #UD, as on hardware. */
+/* SGXEMU_CPUID_ENCLAVE=ud, read when the mechanism is set (the handler
+ * does not read the environment). */
 static _Atomic bool enclave_ud;
-
-void sgxemu__cpuid_set_mech(enum sgxemu_cpuid_mech m)
-{
-	const char *v = getenv("SGXEMU_CPUID_ENCLAVE");
-
-	atomic_store(&enclave_ud, v && !strcmp(v, "ud"));
-	atomic_store(&mech, (int)m);
-}
 
 bool sgxemu__cpuid_enclave_ud(void)
 {
-	return atomic_load(&enclave_ud);
+	const char *v = getenv("SGXEMU_CPUID_ENCLAVE");
+
+	return v && !strcmp(v, "ud");
+}
+
+void sgxemu__cpuid_set_mech(enum sgxemu_cpuid_mech m)
+{
+	atomic_store(&enclave_ud, sgxemu__cpuid_enclave_ud());
+	atomic_store(&mech, (int)m);
 }
 
 enum sgxemu_cpuid_mech sgxemu__cpuid_mech(void)

@@ -113,6 +113,8 @@ bool sgxemu__cpuid_trap(ucontext_t *uc);
  * when no model is published).
  */
 bool sgxemu__cpuid_enclave(ucontext_t *uc);
+/* SGXEMU_CPUID_ENCLAVE=ud asks for hardware's #UD (from the environment;
+ * sgxemu__cpuid_set_mech takes it in for the handler). */
 bool sgxemu__cpuid_enclave_ud(void);
 
 /*

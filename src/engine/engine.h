@@ -298,6 +298,8 @@ enum sgxemu_event_kind {
 	SGXEMU_EV_INTERRUPT,	/* asynchronous: a signal, the kick */
 	SGXEMU_EV_ENCLU,	/* ENCLU executed (any fault at 0f 01 d7) */
 	SGXEMU_EV_SYSCALL,	/* SYSCALL trapped by user dispatch: #UD */
+	SGXEMU_EV_CPUID,	/* enclave-mode CPUID stopped by CPUID faulting
+				 * (vector: the #UD hardware raises) */
 	SGXEMU_EV_EXCEPTION,	/* any other synchronous fault */
 };
 

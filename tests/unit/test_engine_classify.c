@@ -226,7 +226,9 @@ TEST(illegal_in_enclave_gp_becomes_ud)
 
 		fault(&si, &uc, SIGSEGV, SI_KERNEL_, X86_TRAP_GP, 0, 0);
 		ev = classify(SIGSEGV, &si, &uc, true, &t);
-		CHECK_EQ(ev.kind, SGXEMU_EV_EXCEPTION);
+		/* CPUID is its own event: the engine may answer it. */
+		CHECK_EQ(ev.kind, ill[i].b[1] == '\xa2' ? SGXEMU_EV_CPUID :
+						       SGXEMU_EV_EXCEPTION);
 		if (ev.vector != X86_TRAP_UD)
 			test_fail(__FILE__, __LINE__, "case %zu: vector %u",
 				  i, ev.vector);

@@ -175,6 +175,22 @@ static void print_tsc(void)
 		   "where hardware raises #UD");
 }
 
+/* The TSC frequency of CPUID leaves 0x15/0x16 and where it came from. */
+static void print_tsc_hz(void)
+{
+	enum sgxemu_tsc_source src;
+	uint64_t hz = sgxemu__tsc_hz(&src);
+
+	if (hz)
+		printf("TSC:              %llu.%03llu MHz (%s; CPUID leaves "
+		       "0x15/0x16)\n", (unsigned long long)(hz / 1000000),
+		       (unsigned long long)(hz / 1000 % 1000),
+		       sgxemu__tsc_source_name(src));
+	else
+		printf("TSC:              unknown (CPUID leaves 0x15/0x16 "
+		       "read as 0)\n");
+}
+
 /* How host CPUID answers as this part under `sgxemu run` here. */
 static void print_cpuid(void)
 {
@@ -301,6 +317,7 @@ static int info_main(int argc, char **argv)
 	print_cpuid();
 	print_fsgsbase();
 	print_tsc();
+	print_tsc_hz();
 	return cpu ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 }
 

@@ -7,9 +7,12 @@
  * The emulated part is the host CPU plus SGX: CPUID.(7,0):EBX[2] SGX and,
  * with flexible launch control, ECX[30] SGX_LC; leaf 0x12 as the platform's
  * processor enumerates it (sgx_cpuid_leaf12: the same code `sgxemu info`
- * prints from), EDECCSSA never (not implemented); leaf 0 reports at least
- * 0x12 as the highest basic leaf, since an AMD host stops lower and
- * runtimes read that first. Every other leaf is the host's.
+ * prints from), EDECCSSA never (not implemented); leaves 0x15 and 0x16
+ * (TSC/crystal ratio, frequencies) where the host has none, from this
+ * host's TSC frequency (tsc_freq.c), so runtimes keep a clock on RDTSC;
+ * leaf 0 reports at least 0x16 as the highest basic leaf, since an AMD
+ * host stops lower and runtimes read that first, and the leaves between
+ * the host's maximum and that read as 0. Every other leaf is the host's.
  */
 #include <asm/prctl.h>
 #include <errno.h>
@@ -26,6 +29,8 @@ void sgxemu__cpuid_model_config(struct sgxemu_cpuid_model *m,
 				const struct sgx_epc_section *sections,
 				unsigned nr, bool lc_flexible)
 {
+	uint32_t r[4];
+
 	memset(m, 0, sizeof(*m));
 	m->lc_flexible = lc_flexible;
 	if (nr > SGX_MAX_EPC_SECTIONS)
@@ -33,6 +38,8 @@ void sgxemu__cpuid_model_config(struct sgxemu_cpuid_model *m,
 	/* Sub-leaf 2 + nr stays zero: the first invalid section. */
 	for (uint32_t s = 0; s < 2 + nr; s++)
 		sgx_cpuid_leaf12(cfg, sections, nr, s, m->leaf12[s]);
+	sgxemu__cpuid_native(0, 0, r);
+	m->host_max_leaf = r[0];
 }
 
 void sgxemu__cpuid_model_cpu(struct sgxemu_cpuid_model *m,
@@ -74,16 +81,45 @@ int sgxemu__cpuid_model_env(struct sgxemu_cpuid_model *m)
 }
 
 #define CPUID_SGX_LEAF		0x12
+#define CPUID_TSC_LEAF		0x15
+#define CPUID_FREQ_LEAF		0x16
 #define LEAF7_EBX_SGX		(1U << 2)
 #define LEAF7_ECX_SGX_LC	(1U << 30)
+
+/* Leaf 0x15 or 0x16 as the part: the host's where it enumerates them
+ * (0x15 with its crystal frequency, 0x16 with a base frequency), else
+ * from the TSC frequency. */
+static void tsc_leaf(const struct sgxemu_cpuid_model *m, uint32_t leaf,
+		     uint32_t regs[4])
+{
+	uint32_t l15[4], l16[4];
+	uint64_t hz;
+
+	if (leaf <= m->host_max_leaf &&
+	    (leaf == CPUID_TSC_LEAF ? regs[0] && regs[1] && regs[2] :
+				      (regs[0] & 0xffff) != 0))
+		return;
+	hz = m->tsc_hz ? m->tsc_hz : sgxemu__tsc_hz(NULL);
+	sgxemu__cpuid_tsc_leaves(hz, l15, l16);
+	memcpy(regs, leaf == CPUID_TSC_LEAF ? l15 : l16, sizeof(l15));
+}
 
 void sgxemu__cpuid_answer(const struct sgxemu_cpuid_model *m, uint32_t leaf,
 			  uint32_t subleaf, uint32_t regs[4])
 {
+	/* Past the host's maximum the CPU answers with another leaf's
+	 * values (Intel) or zeros (AMD): the part's own leaves there are
+	 * zeros unless modelled below. */
+	if (leaf > m->host_max_leaf && leaf <= SGXEMU_CPUID_MAX_LEAF)
+		memset(regs, 0, 4 * sizeof(uint32_t));
 	switch (leaf) {
 	case 0:
-		if (regs[0] < CPUID_SGX_LEAF)
-			regs[0] = CPUID_SGX_LEAF;
+		if (regs[0] < SGXEMU_CPUID_MAX_LEAF)
+			regs[0] = SGXEMU_CPUID_MAX_LEAF;
+		break;
+	case CPUID_TSC_LEAF:
+	case CPUID_FREQ_LEAF:
+		tsc_leaf(m, leaf, regs);
 		break;
 	case 7:
 		if (subleaf != 0)

@@ -35,7 +35,33 @@
 struct sgxemu_cpuid_model {
 	bool lc_flexible;			/* CPUID.(7,0):ECX[30] */
 	uint32_t leaf12[SGXEMU_CPUID_SUBLEAVES][4];
+	/* The host's highest basic leaf: the part's is at least
+	 * SGXEMU_CPUID_MAX_LEAF, and leaves past the host's read as 0. */
+	uint32_t host_max_leaf;
+	/* TSC Hz for leaves 0x15/0x16 where the host has none; 0: this
+	 * host's (sgxemu__tsc_hz, found on the first ask). */
+	uint64_t tsc_hz;
 };
+
+/* The highest basic leaf the part answers itself (0x16, frequencies). */
+#define SGXEMU_CPUID_MAX_LEAF	0x16
+
+/* Where this host's TSC frequency came from (tsc_freq.c). */
+enum sgxemu_tsc_source {
+	SGXEMU_TSC_MEASURED = 0,
+	SGXEMU_TSC_LEAF15,
+	SGXEMU_TSC_LEAF16,
+	SGXEMU_TSC_HYPERVISOR,
+};
+
+/* This host's TSC frequency in Hz (0 if it cannot be found), cached after
+ * the first call; @source (may be NULL) says where it came from.
+ * Async-signal-safe. */
+uint64_t sgxemu__tsc_hz(enum sgxemu_tsc_source *source);
+const char *sgxemu__tsc_source_name(enum sgxemu_tsc_source source);
+/* Leaves 0x15 and 0x16 as an SGX part with a TSC of @hz enumerates them
+ * (25 MHz crystal, ratio in lowest terms; base = maximum frequency). */
+void sgxemu__cpuid_tsc_leaves(uint64_t hz, uint32_t l15[4], uint32_t l16[4]);
 
 enum sgxemu_cpuid_mech {
 	SGXEMU_CPUID_OFF = 0,		/* host CPUID runs natively */

@@ -26,6 +26,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sgxemu/sgxemu.h"
@@ -116,6 +117,10 @@ static void probe_all(const char *tag, void (*fn)(uint32_t, uint32_t, uint32_t *
 	}
 	fn(1, 0, r);
 	print_leaf(tag, 1, 0, r);
+	fn(0x15, 0, r);
+	print_leaf(tag, 0x15, 0, r);
+	fn(0x16, 0, r);
+	print_leaf(tag, 0x16, 0, r);
 }
 
 static void *thread_probe(void *arg)
@@ -358,6 +363,53 @@ static void native(uint32_t l, uint32_t s, uint32_t r[4])
 
 struct section { unsigned long long base, pages; };
 
+/* This machine's TSC rate, measured here (no shim) once over 200 ms
+ * against CLOCK_MONOTONIC. */
+static double measured_tsc_hz(void)
+{
+	static double hz;
+	struct timespec t0, t1;
+	uint64_t c0, c1;
+	long long ns;
+
+	if (hz)
+		return hz;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	c0 = __builtin_ia32_rdtsc();
+	do {
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		ns = (t1.tv_sec - t0.tv_sec) * 1000000000LL +
+		     (t1.tv_nsec - t0.tv_nsec);
+	} while (ns < 200000000LL);
+	c1 = __builtin_ia32_rdtsc();
+	hz = (double)(c1 - c0) * 1e9 / (double)ns;
+	return hz;
+}
+
+/*
+ * Leaves 0x15 and 0x16 as the probe saw them: an SGX part's, giving this
+ * machine's TSC rate within 1 % (ECX * EBX / EAX; base MHz in 0x16),
+ * whether the host enumerates them itself or not.
+ */
+static void check_tsc_leaves(const char *out)
+{
+	uint32_t r[4];
+	double want = measured_tsc_hz(), hz;
+
+	REQUIRE(leaf(out, "main", 0x15, 0, r));
+	REQUIRE(r[0] && r[1] && r[2]);
+	hz = (double)r[2] * r[1] / r[0];
+	if (hz < want * 0.99 || hz > want * 1.01)
+		test_fail(__FILE__, __LINE__, "leaf 0x15 %x %x %x gives %.0f Hz, "
+			  "the TSC runs at %.0f Hz", r[0], r[1], r[2], hz, want);
+	REQUIRE(leaf(out, "main", 0x16, 0, r));
+	hz = (double)(r[0] & 0xffff) * 1e6;
+	/* Leaf 0x16's base frequency is in whole MHz, and a host's own
+	 * may differ from its TSC (then 0x15 has the crystal): a looser
+	 * bound, 5 %. */
+	CHECK(hz > want * 0.95 && hz < want * 1.05);
+}
+
 /* `sgxemu info --json`'s EPC sections. */
 static int json_sections(const char *env, struct section *sec, int max)
 {
@@ -431,10 +483,12 @@ static void check_platform(const char *env, const char *opts, bool sgx2,
 	if (!strstr(out, want))
 		test_fail(__FILE__, __LINE__, "wanted %s, probe says: %.40s", want, out);
 
-	/* Leaf 0: the host's vendor, at least 0x12 leaves. */
+	/* Leaf 0: the host's vendor, at least 0x16 leaves (SGX, then the
+	 * TSC and frequency leaves). */
 	REQUIRE(leaf(out, "main", 0, 0, r));
 	native(0, 0, n);
-	CHECK(r[0] >= 0x12 && r[0] >= (n[0] < 0x12 ? 0x12 : n[0]));
+	CHECK(r[0] >= 0x16 && r[0] >= n[0]);
+	check_tsc_leaves(out);
 	CHECK(r[1] == n[1] && r[2] == n[2] && r[3] == n[3]);
 	/* Leaf 7.0: the host's plus SGX, SGX_LC as launch control is. */
 	REQUIRE(leaf(out, "main", 7, 0, r));

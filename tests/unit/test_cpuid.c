@@ -9,6 +9,7 @@
 #include <cpuid.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <time.h>
 #include <ucontext.h>
 
 #include "engine/cpuid.h"
@@ -106,10 +107,11 @@ TEST(cpuid_leaf7_and_leaf0_and_passthrough)
 	/* Sub-leaf 1 of leaf 7 is the host's. */
 	answer(&flex, 7, 1, r);
 	CHECK_EQ(r[1], 0x5a5a5a5a);
-	/* Leaf 0: at least 0x12; a higher host maximum stays. */
+	/* Leaf 0: at least 0x16 (the TSC leaves); a higher host maximum
+	 * stays. */
 	r[0] = 0x10;
 	sgxemu__cpuid_answer(&flex, 0, 0, r);
-	CHECK_EQ(r[0], 0x12);
+	CHECK_EQ(r[0], 0x16);
 	r[0] = 0x20;
 	sgxemu__cpuid_answer(&flex, 0, 0, r);
 	CHECK_EQ(r[0], 0x20);
@@ -119,6 +121,101 @@ TEST(cpuid_leaf7_and_leaf0_and_passthrough)
 		CHECK(r[0] == 0x5a5a5a5a && r[1] == 0x5a5a5a5a &&
 		      r[2] == 0x5a5a5a5a && r[3] == 0x5a5a5a5a);
 	}
+}
+
+/* ECX * EBX / EAX of a leaf 0x15, in Hz. */
+static uint64_t leaf15_hz(const uint32_t r[4])
+{
+	return r[0] ? (uint64_t)r[2] * r[1] / r[0] : 0;
+}
+
+/*
+ * Leaves 0x15 and 0x16 where the host has none (an AMD part, most
+ * guests): a 25 MHz crystal and the ratio of the given TSC frequency, in
+ * lowest terms, to 100 kHz; base and maximum frequency in MHz, a 100 MHz
+ * bus. Leaves past the host's maximum read as 0; a host that enumerates
+ * its own leaves keeps them.
+ */
+TEST(cpuid_tsc_leaves_from_frequency)
+{
+	struct sgxemu_cpuid_model m;
+	uint32_t r[4];
+
+	model_of(&m, 0, 0, true, true);
+	m.host_max_leaf = 0x10;
+	m.tsc_hz = 2994374000ULL;
+	answer(&m, 0x15, 0, r);
+	CHECK_EQ(r[2], 25000000);
+	/* 2994.4 MHz / 25 MHz = 29944 / 250 = 14972 / 125. */
+	CHECK_EQ(r[0], 125);
+	CHECK_EQ(r[1], 14972);
+	CHECK_EQ(r[3], 0);
+	CHECK_EQ(leaf15_hz(r), 2994400000ULL);
+	answer(&m, 0x16, 0, r);
+	CHECK_EQ(r[0], 2994);
+	CHECK_EQ(r[1], 2994);
+	CHECK_EQ(r[2], 100);
+	CHECK_EQ(r[3], 0);
+	/* A round frequency: 2 GHz = 25 MHz * 80 / 1. */
+	m.tsc_hz = 2000000000ULL;
+	answer(&m, 0x15, 0, r);
+	CHECK(r[0] == 1 && r[1] == 80 && r[2] == 25000000);
+	/* Leaves between the host's maximum and 0x16 that the part does
+	 * not model: zeros, whatever the CPU answered. */
+	answer(&m, 0x13, 0, r);
+	CHECK(r[0] == 0 && r[1] == 0 && r[2] == 0 && r[3] == 0);
+	answer(&m, 0x14, 1, r);
+	CHECK(r[0] == 0 && r[1] == 0 && r[2] == 0 && r[3] == 0);
+	/* Past 0x16 the host's again. */
+	answer(&m, 0x17, 0, r);
+	CHECK_EQ(r[0], 0x5a5a5a5a);
+	/* A host with its own leaves keeps them. */
+	m.host_max_leaf = 0x20;
+	r[0] = 2, r[1] = 188, r[2] = 25000000, r[3] = 0;
+	sgxemu__cpuid_answer(&m, 0x15, 0, r);
+	CHECK(r[0] == 2 && r[1] == 188 && r[2] == 25000000);
+	r[0] = 2100, r[1] = 3900, r[2] = 100, r[3] = 0;
+	sgxemu__cpuid_answer(&m, 0x16, 0, r);
+	CHECK(r[0] == 2100 && r[1] == 3900 && r[2] == 100);
+	/* ... but not a leaf 0x15 without its crystal, nor an empty one. */
+	r[0] = 2, r[1] = 188, r[2] = 0, r[3] = 0;
+	sgxemu__cpuid_answer(&m, 0x15, 0, r);
+	CHECK_EQ(leaf15_hz(r), 2000000000ULL);
+	r[0] = r[1] = r[2] = r[3] = 0;
+	sgxemu__cpuid_answer(&m, 0x16, 0, r);
+	CHECK_EQ(r[0], 2000);
+	/* No frequency at all (none found): zeros, not a division by 0. */
+	uint32_t l15[4], l16[4];
+	sgxemu__cpuid_tsc_leaves(0, l15, l16);
+	CHECK(l15[0] == 0 && l15[1] == 0 && l15[2] == 0 && l16[0] == 0);
+}
+
+/* The host's TSC frequency (sgxemu__tsc_hz) against one measured here,
+ * independently, over 200 ms: within 1 %. */
+TEST(cpuid_tsc_hz_matches_a_measurement)
+{
+	struct timespec t0, t1;
+	enum sgxemu_tsc_source src;
+	uint64_t hz = sgxemu__tsc_hz(&src), c0, c1;
+
+	REQUIRE(hz > 0);
+	CHECK_EQ(sgxemu__tsc_hz(NULL), hz);	/* cached */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	c0 = __builtin_ia32_rdtsc();
+	do
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+	while ((t1.tv_sec - t0.tv_sec) * 1000000000LL +
+	       (t1.tv_nsec - t0.tv_nsec) < 200000000LL);
+	c1 = __builtin_ia32_rdtsc();
+	double ns = (double)(t1.tv_sec - t0.tv_sec) * 1e9 +
+		    (double)(t1.tv_nsec - t0.tv_nsec);
+	double measured = (double)(c1 - c0) * 1e9 / ns;
+	double err = (double)hz / measured - 1.0;
+
+	if (err < -0.01 || err > 0.01)
+		test_fail(__FILE__, __LINE__, "TSC %llu Hz (%s) but measured "
+			  "%.0f Hz", (unsigned long long)hz,
+			  sgxemu__tsc_source_name(src), measured);
 }
 
 TEST(cpuid_model_from_environment)
@@ -294,7 +391,7 @@ TEST(cpuid_api_matches_platform)
 		CHECK_MEM(r, p, sizeof(r));
 	}
 	REQUIRE_EQ(sgxemu_cpuid(0, 0, r), 0);
-	CHECK(r[0] >= 0x12);
+	CHECK(r[0] >= 0x16);
 	__cpuid(0, a, b, c, d);
 	CHECK_EQ(r[1], b);	/* the vendor string stays the host's */
 	CHECK_EQ(r[2], c);

@@ -37,7 +37,7 @@ static const char usage[] =
 	"                    no thread is in the enclave\n"
 	"  --no-sgx2         enumerate an SGX1-only processor\n"
 	"  --vdso-abi ABI    force the vDSO entry's ABI: mainline or seed\n"
-	"                    (default: that of the first enclave device opened)\n"
+	"                    (default: decided at each call)\n"
 	"  --cpuid MODE      host CPUID as an SGX part: auto (default: fault where\n"
 	"                    the CPU has CPUID faulting, else rewrite), fault,\n"
 	"                    rewrite (CPUID instructions rewritten to trap) or off\n"

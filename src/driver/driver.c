@@ -125,11 +125,11 @@ const char *sgx_dev_path(enum sgx_api api, enum sgx_dev dev)
 	return dev_paths[api & 1][dev & 1];
 }
 
-dev_t sgx_dev_rdev(enum sgx_api api, enum sgx_dev dev)
+dev_t sgx_dev_rdev(enum sgx_dev dev)
 {
 	/* Misc devices (major 10) with dynamic minors, as the kernel
 	 * registers them; the numbers are this emulator's choice. */
-	return makedev(10, 120 + (unsigned)api * 2 + (unsigned)dev);
+	return makedev(10, 120 + (unsigned)dev);
 }
 
 /* --- user memory -------------------------------------------------------------- */
@@ -286,10 +286,9 @@ struct sgx_file *sgx_drv_open(enum sgx_api api, enum sgx_dev dev, int *err)
 			*err = -ENOMEM;
 			return NULL;
 		}
-		/* v22 grants the unprivileged attributes at open; mainline
-		 * sets the mask at CREATE (0 until then). */
-		f->encl->attributes_mask = api == SGX_API_SEED ?
-					   SGX_ATTR_UNPRIV_MASK : 0;
+		/* Mainline sets the mask at CREATE (0 until then); v22
+		 * granted the unprivileged attributes at open, which its
+		 * first ADD_PAGE catches up on (ioctl.c, speak()). */
 	}
 	return f;
 }

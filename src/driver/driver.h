@@ -2,7 +2,7 @@
 /*
  * The SGX driver as a library: what the Linux driver does for the device
  * files, their ioctls and their mappings, for both user APIs (the seed's
- * v22 API on /dev/sgx/enclave and the mainline API on /dev/sgx_enclave).
+ * v22 API and the mainline API, on every device path).
  *
  * The shim (src/shim/) maps libc calls onto these functions; tests can call
  * them directly. Every function returns the kernel's errno as -errno and
@@ -22,9 +22,16 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/*
+ * The two names of each device. As on a machine with Intel's PSW,
+ * /dev/sgx/enclave and /dev/sgx/provision are symlinks to /dev/sgx_enclave
+ * and /dev/sgx_provision: one device each, and both user APIs (mainline
+ * and the seed's v22) are served whichever name opened it; each enclave
+ * speaks the API its program uses (drv.h, enum sgx_encl_api).
+ */
 enum sgx_api {
 	SGX_API_MAINLINE = 0,	/* /dev/sgx_enclave, /dev/sgx_provision */
-	SGX_API_SEED = 1,	/* /dev/sgx/enclave, /dev/sgx/provision (v22) */
+	SGX_API_SEED = 1,	/* /dev/sgx/enclave, /dev/sgx/provision (links) */
 };
 
 enum sgx_dev {
@@ -42,8 +49,9 @@ struct sgx_file;
 int sgx_dev_match(const char *path, enum sgx_api *api, enum sgx_dev *dev);
 /* The canonical path of a device ("/dev/sgx_enclave", ...). */
 const char *sgx_dev_path(enum sgx_api api, enum sgx_dev dev);
-/* A plausible device number (misc major 10) for stat. */
-dev_t sgx_dev_rdev(enum sgx_api api, enum sgx_dev dev);
+/* A plausible device number (misc major 10) for stat; both names of a
+ * device have the same. */
+dev_t sgx_dev_rdev(enum sgx_dev dev);
 
 /*
  * open(): a new file. Opening an enclave device creates a new, empty

@@ -19,10 +19,26 @@
 #define SGX_ATTR_UNPRIV_MASK	0x486ULL
 #define SGX_ATTR_PRIV_MASK	(SGX_ATTR_PROVISIONKEY | SGX_ATTR_EINITTOKENKEY)
 
+/*
+ * The user API an enclave speaks (docs/guide.md "Devices and APIs"): not
+ * the device path's but the program's, decided by the first ioctl whose
+ * number only one API has (ADD_PAGES and the SGX2 ioctls: mainline;
+ * ADD_PAGE: v22). Until then it answers as the mainline kernel does.
+ */
+enum sgx_encl_api {
+	SGX_ENCL_API_UNDECIDED = 0,
+	SGX_ENCL_API_MAINLINE,
+	SGX_ENCL_API_SEED,
+};
+
 /* The driver's enclave object: one per open of an enclave device. */
 struct sgx_encl {
 	atomic_bool in_ioctl;		/* the kernel's IOCTL bit */
 	bool created, initialized, debug;
+	enum sgx_encl_api api;
+	/* A PROVISION/SET_ATTRIBUTE grant before CREATE: mainline's CREATE
+	 * drops it, v22 keeps it (applied if the enclave turns out v22). */
+	bool early_grant;
 	uint64_t base, size;
 	uint64_t attributes;		/* SECS ATTRIBUTES.FLAGS */
 	uint64_t attributes_mask;	/* what INIT allows */
@@ -44,6 +60,12 @@ struct sgx_file {
 	struct sgx_encl *encl;		/* enclave devices only */
 	struct sgx_file *next, *prev;	/* every live file (fork) */
 };
+
+/* True once @encl has spoken the v22 API (else mainline rules apply). */
+static inline bool sgx_encl_seed(const struct sgx_encl *encl)
+{
+	return encl->api == SGX_ENCL_API_SEED;
+}
 
 /* Max permissions of the page at @addr: 0 when no page exists. */
 uint8_t sgx_encl_page_prot(const struct sgx_encl *encl, uint64_t addr);

@@ -8,7 +8,9 @@
  * MODIFY_TYPES, REMOVE_PAGES; ENODEV when the platform has no SGX2).
  *
  * Seed v22 (seed-tree uapi/asm/sgx.h): CREATE, ADD_PAGE, INIT,
- * SET_ATTRIBUTE. Where v22 differs from mainline this follows v22:
+ * SET_ATTRIBUTE. Both APIs are served on every device path; each enclave
+ * speaks one, decided by what the program sends (speak() below). Where
+ * v22 differs from mainline, a v22 enclave gets v22's answer:
  *  - ADD_PAGE adds one page at an absolute address with an EEXTEND mask;
  *    a page already there is EEXIST (mainline: EBUSY);
  *  - v22 validated the SECS in software, so every SECS ECREATE refuses is
@@ -99,7 +101,7 @@ static long ioc_create(struct sgx_file *f, unsigned long arg)
 		sgx_drv_log("CREATE: ECREATE refused the SECS (%s, SGX %d)",
 			    strerror(-ret), sgx_err);
 		if (ret == -EIO)
-			return f->api == SGX_API_SEED ? -EINVAL : -EIO;
+			return sgx_encl_seed(encl) ? -EINVAL : -EIO;
 		return ret;
 	}
 	if (sgx_drv_debug) {
@@ -119,11 +121,12 @@ static long ioc_create(struct sgx_file *f, unsigned long arg)
 	encl->size = secs.size;
 	encl->attributes = secs.attributes.flags;
 	encl->debug = secs.attributes.flags & SGX_ATTR_DEBUG;
-	if (f->api == SGX_API_MAINLINE)
+	if (!sgx_encl_seed(encl))
 		encl->attributes_mask = SGX_ATTR_UNPRIV_MASK;
 	encl->created = true;
 	sgx_vma_created(f);
-	if (f->api == SGX_API_MAINLINE)
+	/* Undecided enclaves too: a v22 ADD_PAGE detaches it again. */
+	if (!sgx_encl_seed(encl))
 		sgx_edmm_attach(encl);
 	return 0;
 }
@@ -173,7 +176,7 @@ static int add_one(struct sgx_file *f, uint64_t addr, unsigned long src,
 	if (sgx_encl_page_prot(encl, addr)) {
 		sgx_drv_log("ADD: a page already exists at 0x%llx",
 			    (unsigned long long)addr);
-		return f->api == SGX_API_SEED ? -EEXIST : -EBUSY;
+		return sgx_encl_seed(encl) ? -EEXIST : -EBUSY;
 	}
 	max = (si->flags & SGX_SECINFO_PT_MASK) == SGX_SECINFO_TCS
 		? PROT_READ | PROT_WRITE : (uint8_t)prot_of_secinfo(si->flags);
@@ -196,9 +199,9 @@ static int add_one(struct sgx_file *f, uint64_t addr, unsigned long src,
 		sgx_drv_log("ADD: EADD/EEXTEND at 0x%llx failed (%s, SGX %d)",
 			    (unsigned long long)addr, strerror(-ret), sgx_err);
 		if (ret == -EEXIST)
-			return f->api == SGX_API_SEED ? -EEXIST : -EBUSY;
+			return sgx_encl_seed(encl) ? -EEXIST : -EBUSY;
 		if (ret == -EIO)
-			return f->api == SGX_API_SEED ? -EFAULT : -EIO;
+			return sgx_encl_seed(encl) ? -EFAULT : -EIO;
 		return ret;
 	}
 	sgx_encl_window_check(encl->engine, addr, max);
@@ -347,7 +350,7 @@ static long ioc_init(struct sgx_file *f, unsigned long arg)
 			    " PROVISIONKEY needs %s, EINITTOKENKEY is never allowed)",
 			    (unsigned long long)encl->attributes,
 			    (unsigned long long)encl->attributes_mask,
-			    f->api == SGX_API_SEED ? "SET_ATTRIBUTE" :
+			    sgx_encl_seed(encl) ? "SET_ATTRIBUTE" :
 			    "PROVISION after CREATE");
 		sgx_sec_denied(f, "init", encl->base, -1, -1,
 			       encl->attributes & SGX_ATTR_PROVISIONKEY &
@@ -370,12 +373,12 @@ static long ioc_init(struct sgx_file *f, unsigned long arg)
 	if (ret == -EIO && sgx_err > 0 && !SGX_IS_FAULT(sgx_err)) {
 		sgx_drv_log("INIT: EINIT returned %d (%s)", sgx_err,
 			    sgx_error_name(sgx_err));
-		return f->api == SGX_API_SEED ? sgx_err : -EPERM;
+		return sgx_encl_seed(encl) ? sgx_err : -EPERM;
 	}
 	if (ret) {
 		sgx_drv_log("INIT: EINIT failed (%s)", strerror(-ret));
 		if (ret == -EIO)
-			return f->api == SGX_API_SEED ? -EFAULT : -EIO;
+			return sgx_encl_seed(encl) ? -EFAULT : -EIO;
 		return ret;
 	}
 	encl->initialized = true;
@@ -384,6 +387,12 @@ static long ioc_init(struct sgx_file *f, unsigned long arg)
 
 /* --- PROVISION / SET_ATTRIBUTE ------------------------------------------------------- */
 
+/*
+ * PROVISION (mainline) and SET_ATTRIBUTE (v22) share a number and a
+ * struct. Any provision descriptor grants, whichever path opened it: on a
+ * machine with the PSW's udev rules /dev/sgx/provision is a symlink to
+ * /dev/sgx_provision, one device.
+ */
 static long ioc_provision(struct sgx_file *f, unsigned long arg)
 {
 	struct sgx_enclave_provision ioc;
@@ -392,19 +401,52 @@ static long ioc_provision(struct sgx_file *f, unsigned long arg)
 	if (sgx_copy_from_user(&ioc, arg, sizeof(ioc)))
 		return -EFAULT;
 	pf = sgx_fd_resolver ? sgx_fd_resolver((int)(unsigned int)ioc.fd) : NULL;
-	if (!pf || pf->dev != SGX_DEV_PROVISION || pf->api != f->api) {
-		sgx_drv_log("PROVISION: fd %u is not an open %s",
-			    (unsigned int)ioc.fd,
-			    sgx_dev_path(f->api, SGX_DEV_PROVISION));
+	if (!pf || pf->dev != SGX_DEV_PROVISION) {
+		sgx_drv_log("PROVISION: fd %u is not an open provision device",
+			    (unsigned int)ioc.fd);
 		sgx_file_put(pf);
 		return -EINVAL;
 	}
 	sgx_file_put(pf);
 	f->encl->attributes_mask |= SGX_ATTR_PROVISIONKEY;
+	if (!f->encl->created)
+		f->encl->early_grant = true;
 	return 0;
 }
 
 /* --- dispatch ------------------------------------------------------------------------- */
+
+/*
+ * Whether the enclave may take an ioctl that only @api has: it may when it
+ * has spoken @api or nothing API-specific yet, and the ioctl decides it.
+ * The first v22 ADD_PAGE gives the enclave what v22 granted at open and
+ * what a SET_ATTRIBUTE before CREATE granted, and takes it off mainline's
+ * EAUG-on-fault list.
+ */
+static bool speak(struct sgx_file *f, enum sgx_encl_api api, unsigned long cmd)
+{
+	struct sgx_encl *encl = f->encl;
+
+	if (encl->api == api)
+		return true;
+	if (encl->api != SGX_ENCL_API_UNDECIDED) {
+		sgx_drv_log("ioctl 0x%lx: the enclave speaks the %s API, this "
+			    "number is the other API's", cmd,
+			    sgx_encl_seed(encl) ? "v22" : "mainline");
+		return false;
+	}
+	encl->api = api;
+	if (api == SGX_ENCL_API_SEED) {
+		encl->attributes_mask |= SGX_ATTR_UNPRIV_MASK;
+		if (encl->early_grant)
+			encl->attributes_mask |= SGX_ATTR_PROVISIONKEY;
+		sgx_edmm_detach(encl);
+	}
+	return true;
+}
+
+_Static_assert(SGX_SEED_IOC_ENCLAVE_SET_ATTRIBUTE == SGX_IOC_ENCLAVE_PROVISION,
+	       "SET_ATTRIBUTE and PROVISION share a number");
 
 long sgx_drv_ioctl(struct sgx_file *f, unsigned long cmd, unsigned long arg)
 {
@@ -420,45 +462,32 @@ long sgx_drv_ioctl(struct sgx_file *f, unsigned long cmd, unsigned long arg)
 		return -EBUSY;
 	}
 	pthread_rwlock_rdlock(&sgx_fork_lock);
-	if (f->api == SGX_API_MAINLINE) {
-		switch (cmd) {
-		case SGX_IOC_ENCLAVE_CREATE:
-			ret = ioc_create(f, arg);
-			break;
-		case SGX_IOC_ENCLAVE_ADD_PAGES:
-			ret = ioc_add_pages(f, arg);
-			break;
-		case SGX_IOC_ENCLAVE_INIT:
-			ret = ioc_init(f, arg);
-			break;
-		case SGX_IOC_ENCLAVE_PROVISION:
-			ret = ioc_provision(f, arg);
-			break;
-		case SGX_IOC_ENCLAVE_RESTRICT_PERMISSIONS:
-		case SGX_IOC_ENCLAVE_MODIFY_TYPES:
-		case SGX_IOC_ENCLAVE_REMOVE_PAGES:
-			ret = sgx_ioc_sgx2(f, cmd, arg);
-			break;
-		default:
-			ret = -ENOTTY;
-		}
-	} else {
-		switch (cmd) {
-		case SGX_IOC_ENCLAVE_CREATE:
-			ret = ioc_create(f, arg);
-			break;
-		case SGX_SEED_IOC_ENCLAVE_ADD_PAGE:
-			ret = ioc_add_page_seed(f, arg);
-			break;
-		case SGX_IOC_ENCLAVE_INIT:
-			ret = ioc_init(f, arg);
-			break;
-		case SGX_SEED_IOC_ENCLAVE_SET_ATTRIBUTE:
-			ret = ioc_provision(f, arg);
-			break;
-		default:
-			ret = -ENOTTY;
-		}
+	switch (cmd) {
+	case SGX_IOC_ENCLAVE_CREATE:
+		ret = ioc_create(f, arg);
+		break;
+	case SGX_IOC_ENCLAVE_INIT:
+		ret = ioc_init(f, arg);
+		break;
+	case SGX_IOC_ENCLAVE_PROVISION:
+		ret = ioc_provision(f, arg);
+		break;
+	case SGX_IOC_ENCLAVE_ADD_PAGES:
+		ret = speak(f, SGX_ENCL_API_MAINLINE, cmd) ?
+		      ioc_add_pages(f, arg) : -ENOTTY;
+		break;
+	case SGX_IOC_ENCLAVE_RESTRICT_PERMISSIONS:
+	case SGX_IOC_ENCLAVE_MODIFY_TYPES:
+	case SGX_IOC_ENCLAVE_REMOVE_PAGES:
+		ret = speak(f, SGX_ENCL_API_MAINLINE, cmd) ?
+		      sgx_ioc_sgx2(f, cmd, arg) : -ENOTTY;
+		break;
+	case SGX_SEED_IOC_ENCLAVE_ADD_PAGE:
+		ret = speak(f, SGX_ENCL_API_SEED, cmd) ?
+		      ioc_add_page_seed(f, arg) : -ENOTTY;
+		break;
+	default:
+		ret = -ENOTTY;
 	}
 	pthread_rwlock_unlock(&sgx_fork_lock);
 	atomic_store(&encl->in_ioctl, false);

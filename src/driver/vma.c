@@ -242,7 +242,7 @@ int sgx_encl_may_map(const struct sgx_file *f, uint64_t start, uint64_t end,
 	const char *op = is_mprotect ? "mprotect" : "mmap";
 	const struct sgx_encl *encl = f->encl;
 	int want = prot & (PROT_READ | PROT_WRITE | PROT_EXEC);
-	bool seed = f->api == SGX_API_SEED;
+	bool seed = sgx_encl_seed(encl);
 
 	if (encl->initialized &&
 	    (start < encl->base || end > encl->base + encl->size)) {

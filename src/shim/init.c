@@ -266,7 +266,10 @@ static void shim_init(int argc, char **argv, char **envp)
 	if (sgxemu_fsgsbase_emulated() && shim_auxv_or(envp, AT_HWCAP2, 2))
 		shim_log("HWCAP2_FSGSBASE not advertised: no AT_HWCAP2 entry");
 	if (abi)
-		sgxemu_vdso_abi = !strcmp(abi, "seed") || !strcmp(abi, "v22");
+		sgxemu_vdso_abi = !strcmp(abi, "seed") || !strcmp(abi, "v22") ?
+				  SGXEMU_VDSO_ABI_SEED :
+				  !strcmp(abi, "mainline") ?
+				  SGXEMU_VDSO_ABI_MAIN : SGXEMU_VDSO_ABI_CALL;
 	if (getenv("SGXEMU_VDSO") && !env_true("SGXEMU_VDSO"))
 		return;
 	ret = shim_vdso_build((void *)sgxemu_vdso_sgx_enter_enclave, &image);

@@ -249,11 +249,18 @@ static int dev_open(const char *path, int flags)
 
 	if (sgx_dev_match(path, &api, &dev))
 		return -2;	/* not ours */
+	/* /dev/sgx/... are symlinks (stat.c): O_NOFOLLOW stops at them. */
+	if (api == SGX_API_SEED && (flags & O_NOFOLLOW) && !(flags & O_PATH)) {
+		errno = ELOOP;
+		return -1;
+	}
 	if (flags & (O_DIRECTORY | O_PATH)) {
 		errno = (flags & O_DIRECTORY) ? ENOTDIR : EINVAL;
 		return -1;
 	}
-	snprintf(name, sizeof(name), "%s", strrchr(sgx_dev_path(api, dev), '/') + 1);
+	/* Named after the device the path resolves to. */
+	snprintf(name, sizeof(name), "%s",
+		 strrchr(sgx_dev_path(SGX_API_MAINLINE, dev), '/') + 1);
 	fd = memfd_create(name, MFD_ALLOW_SEALING |
 			  ((flags & O_CLOEXEC) ? MFD_CLOEXEC : 0));
 	if (fd < 0)
@@ -274,16 +281,8 @@ static int dev_open(const char *path, int flags)
 		return -1;
 	}
 	sgx_file_set_accmode(f, flags & O_ACCMODE);
-	/* The first enclave device opened decides the vDSO entry's ABI. */
-	if (dev == SGX_DEV_ENCLAVE) {
+	if (dev == SGX_DEV_ENCLAVE)
 		shim_engine_start();
-		static atomic_bool decided;
-		bool no = false;
-
-		if (atomic_compare_exchange_strong(&decided, &no, true) &&
-		    !getenv("SGXEMU_VDSO_ABI"))
-			sgxemu_vdso_abi = api == SGX_API_SEED;
-	}
 	fd_attach(fd, f, fd_ino(fd));
 	shim_log("open %s -> fd %d", sgx_dev_path(api, dev), fd);
 	return fd;

@@ -126,9 +126,16 @@ int shim_auxv_or(char **envp, unsigned long type, uint64_t bits);
 
 /* The entry code (vdso_entry.S). */
 void sgxemu_vdso_sgx_enter_enclave(void);
-/* Which ABI the entry follows: 0 mainline (struct sgx_enclave_run), 1 seed
- * (v22: leaf in EAX, tcs/exinfo/callback on the stack). */
+/* Which ABI the entry follows: SGXEMU_VDSO_ABI_CALL decides per call
+ * (sgxemu_vdso_seed_call), the others force mainline (struct
+ * sgx_enclave_run) or seed (v22: leaf in EAX, tcs/exinfo/callback on the
+ * stack). */
+enum { SGXEMU_VDSO_ABI_CALL, SGXEMU_VDSO_ABI_SEED, SGXEMU_VDSO_ABI_MAIN };
 extern uint8_t sgxemu_vdso_abi;
+/* True when a call's first stack argument @arg is a TCS (inside some
+ * enclave's ELRANGE, page aligned): the v22 convention; a mainline
+ * struct sgx_enclave_run lives in the program's own memory. */
+bool sgxemu_vdso_seed_call(uint64_t arg);
 /* The engine's ENCLU entry, called with ENCLU register semantics. */
 extern void *sgxemu_vdso_enclu;
 /* Addresses for the engine's exception fixup table (AEP -> handler). */

@@ -3,8 +3,12 @@
  * __vdso_sgx_enter_enclave as the published vDSO image exports it (the
  * image's trampoline jumps to sgxemu_vdso_sgx_enter_enclave).
  *
- * Two ABIs, chosen by sgxemu_vdso_abi (see interpose.c: the first enclave
- * device a process opens decides; SGXEMU_VDSO_ABI overrides):
+ * Two ABIs, told apart at every call (a process may hold a v22 enclave
+ * and a mainline one at once): the first stack argument is a TCS, inside
+ * an ELRANGE, for v22, and a struct sgx_enclave_run in the program's own
+ * memory for mainline (sgxemu_vdso_seed_call in vdso.c).
+ * SGXEMU_VDSO_ABI forces one (sgxemu_vdso_abi: 0 per call, 1 seed, 2
+ * mainline).
  *
  *   mainline (Linux >= 5.11, linux-driver-facts.md §10):
  *     int fn(rdi, rsi, rdx, unsigned int function, r8, r9,
@@ -64,6 +68,8 @@ sgxemu_vdso_enclu:
 sgxemu_vdso_abi:
 	.byte	0
 
+	.hidden	sgxemu_vdso_seed_call
+
 	.text
 
 /* The exported entry: pick the ABI; only the flags are touched. */
@@ -73,8 +79,57 @@ sgxemu_vdso_abi:
 	.balign	16
 sgxemu_vdso_sgx_enter_enclave:
 	.cfi_startproc
-	cmpb	$0, sgxemu_vdso_abi(%rip)
-	jne	sgxemu_vdso_seed
+	cmpb	$1, sgxemu_vdso_abi(%rip)
+	je	sgxemu_vdso_seed
+	cmpb	$2, sgxemu_vdso_abi(%rip)
+	je	sgxemu_vdso_main
+	/*
+	 * Per call. Every register may carry an argument (v22 passes them
+	 * all through), so the C test runs between saves of the
+	 * caller-saved ones; 9 pushes leave RSP 16-byte aligned for the
+	 * call, and the first stack argument at 80(%rsp). POP keeps the
+	 * flags of the TEST.
+	 */
+	push	%rax
+	.cfi_adjust_cfa_offset	8
+	push	%rcx
+	.cfi_adjust_cfa_offset	8
+	push	%rdx
+	.cfi_adjust_cfa_offset	8
+	push	%rsi
+	.cfi_adjust_cfa_offset	8
+	push	%rdi
+	.cfi_adjust_cfa_offset	8
+	push	%r8
+	.cfi_adjust_cfa_offset	8
+	push	%r9
+	.cfi_adjust_cfa_offset	8
+	push	%r10
+	.cfi_adjust_cfa_offset	8
+	push	%r11
+	.cfi_adjust_cfa_offset	8
+	mov	80(%rsp), %rdi
+	call	sgxemu_vdso_seed_call
+	test	%al, %al
+	pop	%r11
+	.cfi_adjust_cfa_offset	-8
+	pop	%r10
+	.cfi_adjust_cfa_offset	-8
+	pop	%r9
+	.cfi_adjust_cfa_offset	-8
+	pop	%r8
+	.cfi_adjust_cfa_offset	-8
+	pop	%rdi
+	.cfi_adjust_cfa_offset	-8
+	pop	%rsi
+	.cfi_adjust_cfa_offset	-8
+	pop	%rdx
+	.cfi_adjust_cfa_offset	-8
+	pop	%rcx
+	.cfi_adjust_cfa_offset	-8
+	pop	%rax
+	.cfi_adjust_cfa_offset	-8
+	jnz	sgxemu_vdso_seed
 	jmp	sgxemu_vdso_main
 	.cfi_endproc
 	.size	sgxemu_vdso_sgx_enter_enclave, .-sgxemu_vdso_sgx_enter_enclave

@@ -84,14 +84,14 @@ static EVP_PKEY *key(void)
 }
 
 /* The seed way: reserve 2 x SIZE through the device, trim it to ELRANGE. */
-static int seed_create(struct shim_encl *e, uint64_t attrs)
+static int seed_create_at(struct shim_encl *e, const char *dev, uint64_t attrs)
 {
 	struct sgx_enclave_create create;
 	struct sgx_secs secs;
 	uint8_t *area;
 
 	memset(e, 0, sizeof(*e));
-	e->fd = open("/dev/sgx/enclave", O_RDWR);
+	e->fd = open(dev, O_RDWR);
 	if (e->fd < 0)
 		return -errno;
 	area = mmap(NULL, 2 * SHIM_ENCL_SIZE, PROT_NONE, MAP_SHARED, e->fd, 0);
@@ -112,6 +112,11 @@ static int seed_create(struct shim_encl *e, uint64_t attrs)
 		return -errno;
 	e->img = shim_encl_image();
 	return e->img ? 0 : -ENOMEM;
+}
+
+static int seed_create(struct shim_encl *e, uint64_t attrs)
+{
+	return seed_create_at(e, "/dev/sgx/enclave", attrs);
 }
 
 static int seed_add_mask(struct shim_encl *e, uint64_t odd_page, uint16_t odd_mask)
@@ -155,9 +160,9 @@ static int seed_init(struct shim_encl *e, uint64_t attrs, bool corrupt)
 	return r < 0 ? -errno : r;
 }
 
-static int seed_build(struct shim_encl *e)
+static int seed_build_at(struct shim_encl *e, const char *dev)
 {
-	int ret = seed_create(e, SHIM_ENCL_ATTRS);
+	int ret = seed_create_at(e, dev, SHIM_ENCL_ATTRS);
 
 	if (!ret)
 		ret = seed_add(e);
@@ -170,14 +175,15 @@ static int seed_build(struct shim_encl *e)
 	return ret;
 }
 
-#define BUILD(e) do { \
+#define BUILD_AT(e, dev) do { \
 	if (no_shim) test_skip("%s", no_shim); \
 	REQUIRE(key()); \
-	int _r = seed_build(&(e)); \
+	int _r = seed_build_at(&(e), dev); \
 	if (_r) test_fail(__FILE__, __LINE__, "build: %s", strerror(-_r)); \
 	REQUIRE(_r == 0); \
 	REQUIRE(shim_vdso_fn != NULL); \
 } while (0)
+#define BUILD(e) BUILD_AT(e, "/dev/sgx/enclave")
 
 static uint64_t tcs(struct shim_encl *e, int i)
 {
@@ -301,6 +307,56 @@ TEST(host_enclu_is_emulated)
 	CHECK_EQ(out[1], tcs(&e, 0));
 }
 
+/* The v22 API is served whichever name opened the device. */
+TEST(seed_api_on_the_mainline_path)
+{
+	struct seed_exception ex;
+	struct shim_encl e;
+	uint64_t out[2] = { 0 };
+
+	BUILD_AT(e, "/dev/sgx_enclave");
+	CHECK_EQ(seed_vdso_call(0, (unsigned long)(uintptr_t)out, 41, SGX_EENTER,
+				tcs(&e, 0), &ex, NULL), 0);
+	CHECK_EQ(out[0], 42);
+	CHECK_EQ(ex.leaf, SGX_EEXIT);
+}
+
+/*
+ * A v22 enclave and a mainline one in one process, entered alternately
+ * through the one vDSO entry: its convention is decided per call.
+ */
+TEST(seed_and_mainline_enclaves_in_one_process)
+{
+	struct sgx_enclave_run run;
+	struct seed_exception ex;
+	struct shim_encl s, m;
+	uint64_t out[2] = { 0 };
+
+	BUILD(s);
+	REQUIRE_EQ(shim_encl_create(&m, "/dev/sgx/enclave", SHIM_ENCL_ATTRS), 0);
+	REQUIRE_EQ(shim_encl_add(&m), 0);
+	REQUIRE_EQ(shim_encl_init(&m, key(), SHIM_ENCL_ATTRS), 0);
+	REQUIRE_EQ(shim_encl_map(&m), 0);
+	for (int i = 0; i < 3; i++) {
+		CHECK_EQ(seed_vdso_call(0, (unsigned long)(uintptr_t)out, 10 * i,
+					SGX_EENTER, tcs(&s, 1), &ex, NULL), 0);
+		CHECK_EQ(out[0], 10 * i + 1);
+		CHECK_EQ(out[1], tcs(&s, 1));
+		CHECK_EQ(shim_ecall(&m, 1, 0, out, 100 + i, &run), 0);
+		CHECK_EQ(out[0], 101 + i);
+		CHECK_EQ(out[1], tcs(&m, 1));
+		CHECK_EQ(run.function, SGX_EEXIT);
+	}
+	/* An exception in each reports in its own convention. */
+	memset(&ex, 0, sizeof(ex));
+	CHECK_EQ(seed_vdso_call(2, (unsigned long)(uintptr_t)out, 0, SGX_EENTER,
+				tcs(&s, 2), &ex, NULL), -EFAULT);
+	CHECK_EQ(ex.trapnr, X86_TRAP_UD);
+	CHECK_EQ(shim_ecall(&m, 2, 2, out, 0, &run), 0);
+	CHECK_EQ(run.function, SGX_ERESUME);
+	CHECK_EQ(run.exception_vector, X86_TRAP_UD);
+}
+
 TEST(seed_init_returns_sgx_code)
 {
 	struct shim_encl e;
@@ -365,10 +421,13 @@ TEST(seed_set_attribute_before_create)
 	REQUIRE(key());
 	pfd = open("/dev/sgx/provision", O_RDONLY);
 	REQUIRE(pfd >= 0);
-	/* A mainline provision fd does not grant on a v22 enclave. */
+	/* Any provision device grants (one device under two names); an fd
+	 * that is none does not. */
 	fd = open("/dev/sgx/enclave", O_RDWR);
 	REQUIRE(fd >= 0);
 	prov.fd = (uint64_t)open("/dev/sgx_provision", O_RDONLY);
+	CHECK_EQ(ioctl(fd, SEED_IOC_SET_ATTRIBUTE, &prov), 0);
+	prov.fd = (uint64_t)fd;
 	CHECK_EQ(ioctl(fd, SEED_IOC_SET_ATTRIBUTE, &prov), -1);
 	CHECK_EQ(errno, EINVAL);
 	close(fd);

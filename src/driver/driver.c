@@ -27,6 +27,48 @@ pthread_mutex_t sgx_drv_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Every live file, so that fork can mark the child's copies. */
 static struct sgx_file *all_files;
 
+/* "sgxemu: " and the line: write(2), no stdio, safe from any context. */
+static void log_write(const char *buf, size_t n)
+{
+	if (write(STDERR_FILENO, "sgxemu: ", 8) < 0 ||
+	    write(STDERR_FILENO, buf, n) < 0)
+		return;
+}
+
+/*
+ * A line equal to the one before it is counted, not printed again: a
+ * runtime that repeats a refused call at every ECALL (the Intel SDK's
+ * EDMM probe) gets its reason once, and the count when another line
+ * comes or the process exits. A line that interrupts a writer (a signal
+ * handler) is printed as it is.
+ */
+static atomic_flag log_busy = ATOMIC_FLAG_INIT;
+static char log_last[512];
+static size_t log_last_len;
+static unsigned long log_repeats;
+
+static void log_flush_repeats(void)
+{
+	char b[80];
+	int m;
+
+	if (!log_repeats)
+		return;
+	m = snprintf(b, sizeof(b), "(the line above repeated %lu more time%s)\n",
+		     log_repeats, log_repeats == 1 ? "" : "s");
+	log_repeats = 0;
+	if (m > 0)
+		log_write(b, (size_t)m);
+}
+
+__attribute__((destructor)) static void log_at_exit(void)
+{
+	if (atomic_flag_test_and_set(&log_busy))
+		return;
+	log_flush_repeats();
+	atomic_flag_clear(&log_busy);
+}
+
 void sgx_drv_vlog(const char *fmt, va_list ap)
 {
 	/* Room for a long program path in a line (the shim's CPUID report
@@ -40,10 +82,19 @@ void sgx_drv_vlog(const char *fmt, va_list ap)
 	if (n > (int)sizeof(buf) - 2)
 		n = (int)sizeof(buf) - 2;
 	buf[n++] = '\n';
-	/* write(2): no stdio, so it is safe from any context. */
-	if (write(STDERR_FILENO, "sgxemu: ", 8) < 0 ||
-	    write(STDERR_FILENO, buf, (size_t)n) < 0)
+	if (atomic_flag_test_and_set(&log_busy)) {
+		log_write(buf, (size_t)n);
 		return;
+	}
+	if ((size_t)n == log_last_len && !memcmp(buf, log_last, (size_t)n)) {
+		log_repeats++;
+	} else {
+		log_flush_repeats();
+		memcpy(log_last, buf, (size_t)n);
+		log_last_len = (size_t)n;
+		log_write(buf, (size_t)n);
+	}
+	atomic_flag_clear(&log_busy);
 }
 
 void sgx_drv_log(const char *fmt, ...)

@@ -230,6 +230,50 @@ static bool default_ignores(int sig)
 	       sig == SIGCONT;
 }
 
+/* The default action: die of @signo. It stays pending until the
+ * sigreturn to @uc unblocks it. */
+static void die_of(int signo, ucontext_t *uc)
+{
+	struct kernel_sigaction dfl = { .handler = SIG_DFL };
+
+	raw_sigaction(signo, &dfl, NULL);
+	sigdelset(&uc->uc_sigmask, signo);
+	syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), signo);
+}
+
+/*
+ * Host ENCLU[EENTER/ERESUME] of a live enclave's TCS while the emulation
+ * of host ENCLU is off (SGXEMU_HOST_ENCLU=0). The program believes it
+ * runs on SGX (it built the enclave through the driver), so its own
+ * handler cannot do anything useful with the fault: the Intel SDK's
+ * takes it for an AEX and retries for ever. Say why, once, and end the
+ * program with the fault's signal instead of hanging.
+ */
+static bool host_enclu_refused(int signo, ucontext_t *uc)
+{
+	greg_t *g = uc->uc_mcontext.gregs;
+	uint64_t leaf = (uint32_t)g[REG_RAX], tcs = (uint64_t)g[REG_RBX];
+
+	if (!sgxemu__platform.ready ||
+	    __atomic_load_n(&sgxemu__platform.host_enclu, __ATOMIC_ACQUIRE) ||
+	    (leaf != SGX_EENTER && leaf != SGX_ERESUME) || (tcs & 0xfff) ||
+	    !sgxemu__encl_find(tcs))
+		return false;
+	sgxemu__write_str(leaf == SGX_EENTER ? "sgxemu: host ENCLU[EENTER]" :
+			  "sgxemu: host ENCLU[ERESUME]");
+	sgxemu__write_str(" at ");
+	sgxemu__write_hex((uint64_t)g[REG_RIP]);
+	sgxemu__write_str(" on the TCS at ");
+	sgxemu__write_hex(tcs);
+	sgxemu__write_str(", but the emulation of host ENCLU is off "
+			  "(SGXEMU_HOST_ENCLU=0): no enclave can be entered "
+			  "this way; ending the program with the fault's "
+			  "signal (enter through __vdso_sgx_enter_enclave, "
+			  "or leave the emulation on)\n");
+	die_of(signo, uc);
+	return true;
+}
+
 /*
  * Run the application's disposition for @signo with @uc as the context it
  * interrupted (host context). Called with every signal blocked; applies
@@ -246,15 +290,9 @@ void sgxemu__chain(int signo, siginfo_t *info, ucontext_t *uc, bool fault)
 	if (a.sa_handler == SIG_IGN && !fault)
 		return;
 	if (a.sa_handler == SIG_DFL || a.sa_handler == SIG_IGN) {
-		struct kernel_sigaction dfl = { .handler = SIG_DFL };
-
 		if (!fault && default_ignores(signo))
 			return;
-		/* The default action: die of this signal. It stays pending
-		 * until the sigreturn unblocks it. */
-		raw_sigaction(signo, &dfl, NULL);
-		sigdelset(&uc->uc_sigmask, signo);
-		syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), signo);
+		die_of(signo, uc);
 		return;
 	}
 	memcpy(&mask, &uc->uc_sigmask, sizeof(mask));
@@ -397,7 +435,8 @@ static void host_signal(int signo, siginfo_t *info, ucontext_t *uc,
 					  sgxemu__host_read, NULL);
 	sgxemu__classify(signo, info, uc, false, sgxemu__host_read, NULL, &ev);
 	if (ev.kind == SGXEMU_EV_ENCLU &&
-	    sgxemu__host_enclu(&ev, info, uc, tcb, save))
+	    (sgxemu__host_enclu(&ev, info, uc, tcb, save) ||
+	     host_enclu_refused(signo, uc)))
 		return;
 	if (ev.kind == SGXEMU_EV_EXCEPTION) {
 		int pf = host_paging_fault(signo, info, uc);

@@ -762,6 +762,74 @@ TEST(host_enclu_other_leaves_are_gp)
 	sgxemu_set_host_enclu(true);
 }
 
+/*
+ * EENTER by host ENCLU with the emulation off: the program's handler
+ * could only retry (the Intel SDK's takes the fault for an AEX and loops),
+ * so the program ends with the fault's signal and a line saying why,
+ * whatever handler it installed.
+ */
+TEST(host_eenter_with_emulation_off_ends_the_program)
+{
+	struct sgxemu_trap_info ti;
+	int p[2], status;
+	char buf[1024];
+	size_t len;
+	ssize_t n;
+	pid_t pid;
+
+	REQUIRE_EQ(sgxemu_platform_init(), 0);
+	REQUIRE_EQ(sgxemu_trap_probe(&ti), 0);
+	REQUIRE_EQ(pipe(p), 0);
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		struct sgxemu_enclave *e;
+		struct sigaction sa;
+		uint64_t base;
+		const char *why = "?";
+
+		dup2(p[1], 2);
+		e = tu_load_test_encl(&base, &why);
+		if (!e)
+			_exit(3);
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = on_host_fault;	/* skips the ENCLU */
+		sa.sa_flags = SA_SIGINFO;
+		sgxemu_sigaction(SIGSEGV, &sa, NULL);
+		sgxemu_sigaction(SIGILL, &sa, NULL);
+		sgxemu_set_host_enclu(false);
+		__asm__ volatile(
+			"push %%rbx\n\t"
+			"mov %0, %%rbx\n\t"
+			"lea 0f(%%rip), %%rcx\n\t"
+			"mov $2, %%eax\n\t"
+			"0: .byte 0x0f, 0x01, 0xd7\n\t"
+			"pop %%rbx\n\t"
+			: : "r"(base + L_TCS2)
+			: "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10",
+			  "r11", "memory", "cc");
+		_exit(0);		/* the handler skipped it: wrong */
+	}
+	close(p[1]);
+	len = 0;
+	while ((n = read(p[0], buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t)n;
+	close(p[0]);
+	buf[len] = 0;
+	REQUIRE_EQ(waitpid(pid, &status, 0), pid);
+	if (!WIFSIGNALED(status))
+		test_fail(__FILE__, __LINE__, "status 0x%x, stderr: %s", status,
+			  buf);
+	if (WIFSIGNALED(status)) {
+		int want = ti.forced ? (!strcmp(ti.forced, "ud") ? SIGILL : SIGSEGV)
+				     : ti.signo;
+
+		CHECK_EQ(WTERMSIG(status), want);
+	}
+	CHECK(strstr(buf, "host ENCLU[EENTER]") != NULL);
+	CHECK(strstr(buf, "SGXEMU_HOST_ENCLU=0") != NULL);
+}
+
 static volatile long alt_alarms;
 static volatile uintptr_t alt_handler_sp;
 

@@ -174,6 +174,29 @@ rm -f "$T/prefix/lib/sgxemu/libsgxemu.so"
 "$CLI" run --epc-size 64M --guard true && ok run_options || bad run_options "exit status"
 "$CLI" run --help | grep -q 'sgxemu run' && ok run_help || bad run_help "no usage"
 
+# --debug prints a refusal the program repeats once, then its count (the
+# Intel SDK repeats its EDMM probe at every ECALL): 50 RESTRICT_PERMISSIONS
+# on an enclave that is not initialized.
+if command -v python3 >/dev/null 2>&1; then
+	out=$("$CLI" run --debug python3 -c '
+import fcntl, os
+fd = os.open("/dev/sgx_enclave", os.O_RDWR)
+for i in range(50):
+    try:
+        fcntl.ioctl(fd, 0xC028A405, bytearray(40))
+    except OSError:
+        pass
+' 2>&1 >/dev/null)
+	n=$(echo "$out" | grep -c 'RESTRICT_PERMISSIONS')
+	if [ "$n" -eq 1 ] && echo "$out" | grep -q 'the line above repeated 49 more times'; then
+		ok debug_repeats_counted
+	else
+		bad debug_repeats_counted "$n lines: $out"
+	fi
+else
+	skp debug_repeats_counted "no python3"
+fi
+
 # info.
 if out=$("$CLI" info 2>&1); then
 	for w in SGX1 MISCSELECT "EPC section 0" "launch control" engine; do

@@ -25,7 +25,7 @@ override CFLAGS := $(CFLAGS_COMMON) $(CFLAGS)
 LDLIBS  := -lcrypto -lZydis -pthread -ldl
 LDFLAGS := $(SAN)
 
-LIB_SRCS  := $(wildcard src/cpu/*.c src/engine/*.c src/driver/*.c src/lsm/*.c)
+LIB_SRCS  := $(wildcard src/cpu/*.c src/engine/*.c src/driver/*.c src/lsm/*.c src/attest/*.c)
 LIB_ASMS  := $(wildcard src/cpu/*.S src/engine/*.S src/driver/*.S)
 LIB_OBJS  := $(patsubst %.c,$(B)/%.o,$(LIB_SRCS)) $(patsubst %.S,$(B)/%.o,$(LIB_ASMS))
 SHIM_SRCS := $(wildcard src/shim/*.c)

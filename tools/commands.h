@@ -14,5 +14,7 @@ extern const struct cli_command cmd_dump;
 extern const struct cli_command cmd_run;
 extern const struct cli_command cmd_info;
 extern const struct cli_command cmd_audit;
+extern const struct cli_command cmd_quote;
+extern const struct cli_command cmd_attest;
 
 #endif /* SGXEMU_TOOLS_COMMANDS_H */

@@ -16,6 +16,8 @@ static const struct cli_command *const commands[] = {
 	&cmd_run,
 	&cmd_info,
 	&cmd_audit,
+	&cmd_attest,
+	&cmd_quote,
 };
 
 #define NR_COMMANDS	(sizeof(commands) / sizeof(commands[0]))

@@ -3,7 +3,8 @@
  * Attestation and sealing through enclaves that really run EREPORT and
  * EGETKEY (tests/enclaves/keys_encl.S): local attestation between two
  * enclaves, tampering, sealing with MRENCLAVE and MRSIGNER policies, the
- * ISVSVN rules, and a sealed secret that a new process unseals.
+ * ISVSVN rules, a sealed secret that a new process unseals, and a remote
+ * attestation quote of an enclave's REPORT that the verifier accepts.
  */
 #include <errno.h>
 #include <spawn.h>
@@ -15,6 +16,7 @@
 
 #include "test.h"
 #include "../enclaves/encl_util.h"
+#include "sgxemu/attest.h"
 
 #define K_REPORT	1
 #define K_GETKEY	2
@@ -541,4 +543,55 @@ TEST(damaged_secrets_file_stops_the_platform)
 		free(t);
 	}
 	unlink(path);
+}
+
+/*
+ * Remote attestation end to end: EREPORT inside the enclave for the QE's
+ * TARGETINFO, the QE's quote, and the verifier (the C API and the CLI)
+ * showing the enclave's own MRENCLAVE and REPORTDATA.
+ */
+TEST(quote_of_an_enclave_report_verifies)
+{
+	struct keys_encl a, b;
+	struct sgx_targetinfo ti;
+	struct sgx_report r;
+	struct sgxemu_verify_result res;
+	uint8_t data[64], *q = NULL;
+	char why[256], path[512], cmd[1400];
+	size_t len;
+	FILE *f;
+
+	REQUIRE(load_keys(&a, 0, 1));
+	for (int i = 0; i < 64; i++)
+		data[i] = (uint8_t)(0xc0 ^ i);
+	REQUIRE_EQ(sgxemu_qe_target_info(&ti, why, sizeof(why)), 0);
+	REQUIRE(report(&a, &ti, data, &r));
+	REQUIRE_EQ(sgxemu_quote_generate(&r, &q, &len, why, sizeof(why)), 0);
+	CHECK_EQ(sgxemu_quote_verify(q, len, NULL, &res), 0);
+	CHECK_MEM(res.report.mrenclave, a.expect_mrenclave, 32);
+	CHECK_MEM(res.report.report_data, data, 64);
+	CHECK_EQ(res.report.isvprodid, 0x42);
+
+	snprintf(path, sizeof(path), "%s/tmp/quote-%d", test_build_dir(), (int)getpid());
+	mkdir(path, 0700);
+	strcat(path, "/quote.dat");
+	f = fopen(path, "wb");
+	REQUIRE(f && fwrite(q, 1, len, f) == len);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "%s/sgxemu quote verify %s | grep -qi '^MRENCLAVE: *",
+		 test_build_dir(), path);
+	for (int i = 0; i < 32; i++)
+		snprintf(cmd + strlen(cmd), 3, "%02x", a.expect_mrenclave[i]);
+	strcat(cmd, "'");
+	CHECK_EQ(system(cmd), 0);
+	unlink(path);
+	free(q);
+
+	/* The same enclave's REPORT for another enclave is refused. */
+	REQUIRE(load_keys(&b, 0x5a, 1));
+	targetinfo_of(&b, &ti);
+	REQUIRE(report(&a, &ti, data, &r));
+	q = NULL;
+	CHECK_EQ(sgxemu_quote_generate(&r, &q, &len, why, sizeof(why)), 47);
+	CHECK(q == NULL);
 }

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The installation's certificate hierarchy (attestation-facts.md §3): a
+ * self-signed root CA, the PCK processor CA and the TCB signing
+ * certificate under it, created on first use in a directory next to the
+ * platform secrets (<secrets file>.pki, mode 0700; keys 0600), and the PCK
+ * certificates the PCK CA issues. Names follow Intel's roles ("SGX Root
+ * CA", "SGX PCK Processor CA", "SGX PCK Certificate", "SGX TCB Signing",
+ * which verifiers find certificates by) with O=sgxemu: nothing here
+ * chains to Intel's root.
+ */
+#ifndef SGXEMU_ATTEST_PKI_H
+#define SGXEMU_ATTEST_PKI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+
+#include <openssl/evp.h>
+#include <openssl/x509.h>
+
+#include "attest/pck_ext.h"
+
+#define SGX_PKI_ORG		"sgxemu (software SGX, not Intel)"
+#define SGX_CN_ROOT		"sgxemu SGX Root CA"
+#define SGX_CN_PCK_CA		"sgxemu SGX PCK Processor CA"
+#define SGX_CN_PCK		"sgxemu SGX PCK Certificate"
+#define SGX_CN_TCB		"sgxemu SGX TCB Signing"
+
+struct sgx_pki {
+	char dir[4096];
+	EVP_PKEY *root_key, *ca_key, *tcb_key;
+	X509 *root, *ca, *tcb;
+};
+
+/* The hierarchy's directory for the secrets file at @secrets. */
+int sgx_pki_dir(const char *secrets, char *buf, size_t len);
+
+/* Load the hierarchy in @dir, creating it on first use. 0 or -errno. */
+int sgx_pki_open(const char *dir, struct sgx_pki *pki, char *why, size_t whylen);
+void sgx_pki_close(struct sgx_pki *pki);
+
+/*
+ * The PCK certificate for key @pck with extension @ext: the one stored for
+ * this TCB when it certifies @pck, else a new one (then stored). 0/-errno.
+ */
+int sgx_pki_pck_cert(struct sgx_pki *pki, EVP_PKEY *pck,
+		     const struct sgx_pck_ext *ext, X509 **out,
+		     char *why, size_t whylen);
+
+/*
+ * A CRL issued by the root (@by_root) or the PCK CA, valid from @now for
+ * @days, revoking @revoked[0..@n). NULL on failure.
+ */
+X509_CRL *sgx_pki_crl(const struct sgx_pki *pki, bool by_root,
+		      X509 *const *revoked, int n, time_t now, int days);
+
+/* Whole PEM text of @x appended to a malloc'd string (*@s may be NULL). */
+int sgx_pem_append(char **s, size_t *len, X509 *x);
+
+#endif /* SGXEMU_ATTEST_PKI_H */

@@ -16,27 +16,13 @@
 
 #include <openssl/pem.h>
 
+#include "engine/why.h"
 #include "attest/attest.h"
 #include "attest/ecdsa.h"
 #include "sgxemu/attest.h"
 
 #define COLLATERAL_DAYS	30
 #define TCB_EVAL_NUMBER	1
-
-static int fail(char *why, size_t whylen, int err, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int fail(char *why, size_t whylen, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why && whylen) {
-		va_start(ap, fmt);
-		vsnprintf(why, whylen, fmt, ap);
-		va_end(ap);
-	}
-	return -err;
-}
 
 static void iso_date(time_t t, char out[32])
 {
@@ -185,10 +171,10 @@ int sgxemu_collateral_make(const struct sgxemu_collateral_opts *opts,
 
 	f = open_memstream(&body, &blen);
 	if (!f)
-		return fail(why, whylen, ENOMEM, "out of memory");
+		return sgx_fail(why, whylen, -ENOMEM, "out of memory");
 	tcb_info_body(f, a, o, issue, next);
 	if (fclose(f))
-		return fail(why, whylen, ENOMEM, "out of memory");
+		return sgx_fail(why, whylen, -ENOMEM, "out of memory");
 	c->tcb_info = signed_doc(a, "tcbInfo", body, blen);
 	free(body);
 	body = NULL;
@@ -212,7 +198,7 @@ int sgxemu_collateral_make(const struct sgxemu_collateral_opts *opts,
 		return 0;
 nomem:
 	sgxemu_collateral_free(c);
-	return fail(why, whylen, EIO, "cannot make the collateral");
+	return sgx_fail(why, whylen, -EIO, "cannot make the collateral");
 }
 
 void sgxemu_collateral_free(struct sgxemu_collateral *c)
@@ -254,7 +240,7 @@ int sgxemu_collateral_write(const struct sgxemu_collateral *c, const char *dir,
 	char path[4200];
 
 	if (mkdir(dir, 0755) && errno != EEXIST)
-		return fail(why, whylen, errno, "cannot create %s: %s", dir,
+		return sgx_fail(why, whylen, -errno, "cannot create %s: %s", dir,
 			    strerror(errno));
 	for (size_t i = 0; i < sizeof(cfiles) / sizeof(cfiles[0]); i++) {
 		const struct cfile *cf = &cfiles[i];
@@ -273,11 +259,11 @@ int sgxemu_collateral_write(const struct sgxemu_collateral *c, const char *dir,
 		snprintf(path, sizeof(path), "%s/%s", dir, cf->name);
 		f = fopen(path, "we");
 		if (!f)
-			return fail(why, whylen, errno, "cannot create %s: %s", path,
+			return sgx_fail(why, whylen, -errno, "cannot create %s: %s", path,
 				    strerror(errno));
 		ok = fwrite(data, 1, len, f) == len;
 		if (fclose(f) || !ok)
-			return fail(why, whylen, EIO, "cannot write %s", path);
+			return sgx_fail(why, whylen, -EIO, "cannot write %s", path);
 	}
 	return 0;
 }
@@ -332,7 +318,7 @@ int sgxemu_collateral_read(const char *dir, struct sgxemu_collateral *c,
 			int err = errno;
 
 			sgxemu_collateral_free(c);
-			return fail(why, whylen, err, "cannot read %s: %s", path,
+			return sgx_fail(why, whylen, -err, "cannot read %s: %s", path,
 				    strerror(err));
 		}
 		if (cf->text_off != SIZE_MAX) {
@@ -346,7 +332,7 @@ int sgxemu_collateral_read(const char *dir, struct sgxemu_collateral *c,
 			free(data);
 			if (!copy) {
 				sgxemu_collateral_free(c);
-				return fail(why, whylen, ENOMEM, "out of memory");
+				return sgx_fail(why, whylen, -ENOMEM, "out of memory");
 			}
 			*(uint8_t **)((char *)c + cf->der_off) = copy;
 			*(size_t *)((char *)c + cf->len_off) = len;

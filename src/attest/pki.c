@@ -19,6 +19,7 @@
 #include <openssl/pem.h>
 #include <openssl/x509v3.h>
 
+#include "engine/why.h"
 #include "attest/pki.h"
 
 #define CDP_ROOT "https://localhost:8081/sgx/certification/v4/rootcacrl"
@@ -26,21 +27,6 @@
 #define CA_NOT_AFTER	"20491231235959Z"
 
 enum cert_kind { CERT_ROOT, CERT_CA, CERT_LEAF };
-
-static int fail(char *why, size_t whylen, int err, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int fail(char *why, size_t whylen, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why && whylen) {
-		va_start(ap, fmt);
-		vsnprintf(why, whylen, fmt, ap);
-		va_end(ap);
-	}
-	return -err;
-}
 
 int sgx_pki_dir(const char *secrets, char *buf, size_t len)
 {
@@ -215,12 +201,12 @@ static int load_hierarchy(struct sgx_pki *p, char *why, size_t whylen)
 		snprintf(path, sizeof(path), "%s/%s", p->dir, key_files[i]);
 		f = fopen(path, "re");
 		if (!f)
-			return fail(why, whylen, errno, "cannot open %s: %s", path,
+			return sgx_fail(why, whylen, -errno, "cannot open %s: %s", path,
 				    strerror(errno));
 		if (fstat(fileno(f), &st) || st.st_uid != geteuid() ||
 		    (st.st_mode & 077)) {
 			fclose(f);
-			return fail(why, whylen, EPERM, "%s must be owned by you "
+			return sgx_fail(why, whylen, -EPERM, "%s must be owned by you "
 				    "and mode 0600: refusing a key others can read",
 				    path);
 		}
@@ -234,7 +220,7 @@ static int load_hierarchy(struct sgx_pki *p, char *why, size_t whylen)
 		}
 		if (!*keys[i] || !*certs[i] ||
 		    X509_check_private_key(*certs[i], *keys[i]) != 1)
-			return fail(why, whylen, EINVAL, "%s: damaged key or "
+			return sgx_fail(why, whylen, -EINVAL, "%s: damaged key or "
 				    "certificate %s (move the directory away to "
 				    "start a new hierarchy)", p->dir, cert_files[i]);
 	}
@@ -248,16 +234,16 @@ int sgx_pki_open(const char *dir, struct sgx_pki *p, char *why, size_t whylen)
 
 	memset(p, 0, sizeof(*p));
 	if (strlen(dir) >= sizeof(p->dir))
-		return fail(why, whylen, ENAMETOOLONG, "%s: name too long", dir);
+		return sgx_fail(why, whylen, -ENAMETOOLONG, "%s: name too long", dir);
 	strcpy(p->dir, dir);
 	if (mkdir(dir, 0700) && errno != EEXIST)
-		return fail(why, whylen, errno, "cannot create %s: %s", dir,
+		return sgx_fail(why, whylen, -errno, "cannot create %s: %s", dir,
 			    strerror(errno));
 	/* One creator at a time; the others wait and load its files. */
 	snprintf(path, sizeof(path), "%s/.lock", dir);
 	lock = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (lock < 0)
-		return fail(why, whylen, errno, "cannot open %s: %s", path,
+		return sgx_fail(why, whylen, -errno, "cannot open %s: %s", path,
 			    strerror(errno));
 	while (flock(lock, LOCK_EX) && errno == EINTR)
 		;
@@ -267,7 +253,7 @@ int sgx_pki_open(const char *dir, struct sgx_pki *p, char *why, size_t whylen)
 	} else {
 		ret = create_hierarchy(p);
 		if (ret)
-			fail(why, whylen, -ret, "cannot create the CA hierarchy in %s: %s",
+			sgx_fail(why, whylen, ret, "cannot create the CA hierarchy in %s: %s",
 			     dir, strerror(-ret));
 	}
 	close(lock);
@@ -305,7 +291,7 @@ int sgx_pki_pck_cert(struct sgx_pki *p, EVP_PKEY *pck,
 	snprintf(lockpath, sizeof(lockpath), "%s/.lock", p->dir);
 	lock = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (lock < 0)
-		return fail(why, whylen, errno, "cannot open %s: %s", lockpath,
+		return sgx_fail(why, whylen, -errno, "cannot open %s: %s", lockpath,
 			    strerror(errno));
 	while (flock(lock, LOCK_EX) && errno == EINTR)
 		;
@@ -324,9 +310,9 @@ int sgx_pki_pck_cert(struct sgx_pki *p, EVP_PKEY *pck,
 		x = make_cert(SGX_CN_PCK, pck, p->ca, p->ca_key, CERT_LEAF,
 			      7 * 365, ext);
 		if (!x)
-			ret = fail(why, whylen, EIO, "cannot issue a PCK certificate");
+			ret = sgx_fail(why, whylen, -EIO, "cannot issue a PCK certificate");
 		else if ((ret = write_pem(path, 0644, NULL, x)) != 0)
-			fail(why, whylen, -ret, "cannot write %s", path);
+			sgx_fail(why, whylen, ret, "cannot write %s", path);
 	}
 	close(lock);
 	if (ret) {

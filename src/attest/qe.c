@@ -12,6 +12,7 @@
 
 #include <openssl/crypto.h>
 
+#include "engine/why.h"
 #include "attest/attest.h"
 #include "attest/ecdsa.h"
 #include "attest/quote.h"
@@ -19,21 +20,6 @@
 #include "sgxemu/attest.h"
 
 const uint8_t sgx_fmspc[6] = { 'S', 'G', 'X', 'E', 'M', 'U' };
-
-static int fail(char *why, size_t whylen, int err, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int fail(char *why, size_t whylen, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why && whylen) {
-		va_start(ap, fmt);
-		vsnprintf(why, whylen, fmt, ap);
-		va_end(ap);
-	}
-	return err;
-}
 
 static void label_hash(const char *label, uint8_t out[32])
 {
@@ -185,7 +171,7 @@ int sgx_attest_open(struct sgx_attest *a, const char *secrets,
 		return ret;
 	ret = sgx_pki_dir(secrets, dir, sizeof(dir));
 	if (ret)
-		return -fail(why, whylen, -ret, "%s: name too long", secrets);
+		return sgx_fail(why, whylen, ret, "%s: name too long", secrets);
 	ret = sgx_pki_open(dir, &a->pki, why, whylen);
 	if (ret)
 		return ret;
@@ -197,7 +183,7 @@ int sgx_attest_open(struct sgx_attest *a, const char *secrets,
 		a->auth[i] = (uint8_t)i;
 	if (derive_keys(a)) {
 		sgx_attest_close(a);
-		return -fail(why, whylen, EIO, "attestation key derivation failed");
+		return sgx_fail(why, whylen, -EIO, "attestation key derivation failed");
 	}
 	/* TCB type 0: the components are the CPUSVN's bytes. */
 	memcpy(a->pck_ext.comp, a->keys.cpusvn, 16);
@@ -214,7 +200,7 @@ int sgx_attest_open(struct sgx_attest *a, const char *secrets,
 	    sgx_pem_append(&a->cert_data, &a->cert_len, a->pki.root) ||
 	    certify(a)) {
 		sgx_attest_close(a);
-		return -fail(why, whylen, EIO, "cannot certify the attestation key");
+		return sgx_fail(why, whylen, -EIO, "cannot certify the attestation key");
 	}
 	a->cert_len++;		/* the NUL is part of type-5 data */
 	return 0;
@@ -245,14 +231,14 @@ int sgx_attest_get(struct sgx_attest **out, char *why, size_t whylen)
 		goto done;
 	ret = sgx_secrets_path(path, sizeof(path));
 	if (ret) {
-		fail(why, whylen, 0, "platform secrets: no location (set HOME or "
+		sgx_fail(why, whylen, 0, "platform secrets: no location (set HOME or "
 		     "SGXEMU_SECRETS_FILE)");
 		goto done;
 	}
 	a = calloc(1, sizeof(*a));
 	if (!a) {
 		ret = -ENOMEM;
-		fail(why, whylen, 0, "out of memory");
+		sgx_fail(why, whylen, 0, "out of memory");
 		goto done;
 	}
 	ret = sgx_attest_open(a, path, why, whylen);
@@ -284,11 +270,11 @@ int sgx_attest_quote(const struct sgx_attest *a, const struct sgx_report *report
 	 * targeted at the QE, or altered, does not verify. */
 	if (sgx_report_key(&a->keys, &a->qe_ti, report->keyid, key) ||
 	    sgx_cmac(key, &report->body, sizeof(report->body), mac))
-		return fail(why, whylen, AESM_UNEXPECTED_ERROR, "CMAC failed");
+		return sgx_fail(why, whylen, AESM_UNEXPECTED_ERROR, "CMAC failed");
 	OPENSSL_cleanse(key, sizeof(key));
 	bad = CRYPTO_memcmp(mac, report->mac, sizeof(mac));
 	if (bad)
-		return fail(why, whylen, AESM_INVALID_REPORT, "the REPORT's MAC is "
+		return sgx_fail(why, whylen, AESM_INVALID_REPORT, "the REPORT's MAC is "
 			    "not under the QE's report key (not a REPORT, or not "
 			    "targeted at the QE's TARGETINFO)");
 
@@ -309,7 +295,7 @@ int sgx_attest_quote(const struct sgx_attest *a, const struct sgx_report *report
 
 	off = QUOTE_SIG_DATA_OFF;
 	if (sgx_ecdsa_sign(a->att_key, q, QUOTE_SIGNED_SIZE, q + off))
-		return fail(why, whylen, AESM_UNEXPECTED_ERROR, "ECDSA signing failed");
+		return sgx_fail(why, whylen, AESM_UNEXPECTED_ERROR, "ECDSA signing failed");
 	memcpy(q + off + 64, a->att_pub, 64);
 	memcpy(q + off + 128, &a->qe_report, 384);
 	memcpy(q + off + 512, a->qe_sig, 64);
@@ -346,12 +332,12 @@ int sgxemu_quote_generate(const struct sgx_report *report, uint8_t **quote,
 	int ret;
 
 	if (!report || !quote || !len)
-		return fail(why, whylen, AESM_PARAMETER_ERROR, "no report");
+		return sgx_fail(why, whylen, AESM_PARAMETER_ERROR, "no report");
 	if (sgx_attest_get(&a, why, whylen))
 		return AESM_UNEXPECTED_ERROR;
 	q = malloc(sgx_attest_quote_size(a));
 	if (!q)
-		return fail(why, whylen, AESM_UNEXPECTED_ERROR, "out of memory");
+		return sgx_fail(why, whylen, AESM_UNEXPECTED_ERROR, "out of memory");
 	ret = sgx_attest_quote(a, report, q, why, whylen);
 	if (ret) {
 		free(q);

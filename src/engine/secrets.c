@@ -24,6 +24,7 @@
 
 #include "engine/hex.h"
 #include "engine/secrets.h"
+#include "engine/why.h"
 
 #define SECRETS_MAGIC		"SGXEMUPS"
 #define SECRETS_VERSION		1
@@ -31,21 +32,6 @@
 #define SECRETS_SUM_OFF		112
 /* A fixed CPUSVN unless configured: every component at SVN 2. */
 #define DEFAULT_CPUSVN_BYTE	0x02
-
-static int fail(char *why, size_t whylen, int err, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int fail(char *why, size_t whylen, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why && whylen) {
-		va_start(ap, fmt);
-		vsnprintf(why, whylen, fmt, ap);
-		va_end(ap);
-	}
-	return -err;
-}
 
 int sgx_state_path(const char *env, const char *name, char *buf, size_t len)
 {
@@ -127,35 +113,35 @@ static int create_secrets(const char *path, char *why, size_t whylen)
 
 	ret = make_parent_dirs(path);
 	if (ret)
-		return fail(why, whylen, -ret, "cannot create the directory of %s: %s",
+		return sgx_fail(why, whylen, ret, "cannot create the directory of %s: %s",
 			    path, strerror(-ret));
 	memcpy(image, SECRETS_MAGIC, 8);
 	memcpy(image + 8, &version, 4);
 	memcpy(image + 12, &size, 4);
 	ret = random_bytes(image + 16, SECRETS_PAYLOAD);
 	if (ret)
-		return fail(why, whylen, -ret, "no randomness for platform secrets: %s",
+		return sgx_fail(why, whylen, ret, "no randomness for platform secrets: %s",
 			    strerror(-ret));
 	if (sha256(image, SECRETS_SUM_OFF, image + SECRETS_SUM_OFF))
-		return fail(why, whylen, EIO, "SHA-256 failed");
+		return sgx_fail(why, whylen, -EIO, "SHA-256 failed");
 
 	snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", path, (long)getpid());
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)
-		return fail(why, whylen, errno, "cannot create %s: %s", tmp,
+		return sgx_fail(why, whylen, -errno, "cannot create %s: %s", tmp,
 			    strerror(errno));
 	if (write(fd, image, sizeof(image)) != (ssize_t)sizeof(image) ||
 	    fsync(fd)) {
 		ret = errno ? errno : EIO;
 		close(fd);
 		unlink(tmp);
-		return fail(why, whylen, ret, "cannot write %s: %s", tmp, strerror(ret));
+		return sgx_fail(why, whylen, -ret, "cannot write %s: %s", tmp, strerror(ret));
 	}
 	close(fd);
 	ret = link(tmp, path) ? errno : 0;
 	unlink(tmp);
 	if (ret && ret != EEXIST)
-		return fail(why, whylen, ret, "cannot create %s: %s", path, strerror(ret));
+		return sgx_fail(why, whylen, -ret, "cannot create %s: %s", path, strerror(ret));
 	return 0;
 }
 
@@ -172,19 +158,19 @@ static int read_secrets(const char *path, uint8_t image[SGX_SECRETS_FILE_SIZE],
 	if (fd < 0 && errno == ENOENT)
 		return -ENOENT;		/* first use: the caller creates it */
 	if (fd < 0)
-		return fail(why, whylen, errno, "cannot open %s: %s", path,
+		return sgx_fail(why, whylen, -errno, "cannot open %s: %s", path,
 			    strerror(errno));
 	if (fstat(fd, &st)) {
 		close(fd);
-		return fail(why, whylen, errno, "cannot stat %s: %s", path, strerror(errno));
+		return sgx_fail(why, whylen, -errno, "cannot stat %s: %s", path, strerror(errno));
 	}
 	if (!S_ISREG(st.st_mode)) {
 		close(fd);
-		return fail(why, whylen, EINVAL, "%s is not a regular file", path);
+		return sgx_fail(why, whylen, -EINVAL, "%s is not a regular file", path);
 	}
 	if (st.st_uid != geteuid() || (st.st_mode & 077)) {
 		close(fd);
-		return fail(why, whylen, EPERM,
+		return sgx_fail(why, whylen, -EPERM,
 			    "%s must be owned by you and mode 0600 (it is %03o): "
 			    "refusing secrets others can read", path,
 			    (unsigned)(st.st_mode & 0777));
@@ -194,11 +180,11 @@ static int read_secrets(const char *path, uint8_t image[SGX_SECRETS_FILE_SIZE],
 		int err = errno;
 
 		close(fd);
-		return fail(why, whylen, err, "cannot read %s: %s", path, strerror(err));
+		return sgx_fail(why, whylen, -err, "cannot read %s: %s", path, strerror(err));
 	}
 	close(fd);
 	if (n != SGX_SECRETS_FILE_SIZE || st.st_size != SGX_SECRETS_FILE_SIZE)
-		return fail(why, whylen, EINVAL,
+		return sgx_fail(why, whylen, -EINVAL,
 			    "%s is damaged: %lld bytes, expected %d (not replaced; "
 			    "move it away to start a new platform)", path,
 			    (long long)st.st_size, SGX_SECRETS_FILE_SIZE);
@@ -206,11 +192,11 @@ static int read_secrets(const char *path, uint8_t image[SGX_SECRETS_FILE_SIZE],
 	memcpy(&size, image + 12, 4);
 	if (memcmp(image, SECRETS_MAGIC, 8) || version != SECRETS_VERSION ||
 	    size != SECRETS_PAYLOAD)
-		return fail(why, whylen, EINVAL,
+		return sgx_fail(why, whylen, -EINVAL,
 			    "%s is not an sgxemu platform-secrets file (version 1)", path);
 	if (sha256(image, SECRETS_SUM_OFF, sum) ||
 	    memcmp(sum, image + SECRETS_SUM_OFF, sizeof(sum)))
-		return fail(why, whylen, EINVAL,
+		return sgx_fail(why, whylen, -EINVAL,
 			    "%s is damaged: checksum mismatch (not replaced; move it "
 			    "away to start a new platform)", path);
 	return 0;
@@ -224,7 +210,7 @@ static int env_hex16(const char *name, uint8_t out[16], char *why, size_t whylen
 	if (!v || !*v)
 		return 0;
 	if (sgx_unhex(v, out, 16))
-		return fail(why, whylen, EINVAL, "%s must be 32 hex digits", name);
+		return sgx_fail(why, whylen, -EINVAL, "%s must be 32 hex digits", name);
 	return 0;
 }
 
@@ -242,7 +228,7 @@ int sgx_secrets_load(const char *path, struct sgx_platform_keys *keys,
 		ret = read_secrets(path, image, why, whylen);
 	}
 	if (ret == -ENOENT)
-		return fail(why, whylen, ENOENT, "%s vanished while it was created",
+		return sgx_fail(why, whylen, -ENOENT, "%s vanished while it was created",
 			    path);
 	if (ret)
 		return ret;

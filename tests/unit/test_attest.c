@@ -90,6 +90,20 @@ static int verify_with(const uint8_t *q, size_t len,
 	return sgxemu_quote_verify(q, len, &o, res);
 }
 
+/* A quote and this platform's collateral, or NULL (the test failed). */
+static uint8_t *quote_and_collateral(size_t *len, struct sgxemu_collateral *c)
+{
+	uint8_t *q = make_quote(0, len);
+	char why[256];
+
+	if (q && sgxemu_collateral_make(NULL, c, why, sizeof(why))) {
+		test_fail(__FILE__, __LINE__, "collateral: %s", why);
+		free(q);
+		q = NULL;
+	}
+	return q;
+}
+
 TEST(quote_verifies_and_reports_the_enclave)
 {
 	struct sgxemu_verify_result res;
@@ -247,11 +261,9 @@ TEST(flipped_bit_anywhere_is_refused)
 	struct sgxemu_collateral c;
 	struct sgxemu_verify_result res;
 	size_t len, refused = 0, tried = 0;
-	uint8_t *q = make_quote(0, &len);
-	char why[256];
+	uint8_t *q = quote_and_collateral(&len, &c);
 
 	REQUIRE(q);
-	REQUIRE_EQ(sgxemu_collateral_make(NULL, &c, why, sizeof(why)), 0);
 	REQUIRE_EQ(verify_with(q, len, &c, &res), 0);
 	for (size_t off = 0; off < len; off++) {
 		/* The certificate chain's text: every 5th byte is enough to
@@ -278,11 +290,9 @@ TEST(each_signature_names_its_check)
 	struct sgxemu_collateral c;
 	struct sgxemu_verify_result res;
 	size_t len;
-	uint8_t *q = make_quote(0, &len);
-	char why[256];
+	uint8_t *q = quote_and_collateral(&len, &c);
 
 	REQUIRE(q);
-	REQUIRE_EQ(sgxemu_collateral_make(NULL, &c, why, sizeof(why)), 0);
 	q[100] ^= 1;			/* application report body */
 	CHECK_EQ(verify_with(q, len, &c, &res), ST_INVALID_QUOTE_SIGNATURE);
 	CHECK(!strcmp(res.check, "quote signature"));
@@ -349,45 +359,42 @@ TEST(another_root_is_refused)
 	free(q);
 }
 
-TEST(revoked_pck_is_refused)
+/* Verify @q under collateral made with @co. */
+static int verify_under(const struct sgxemu_collateral_opts *co, const uint8_t *q,
+			size_t len, struct sgxemu_verify_result *res)
 {
-	struct sgxemu_collateral_opts co = { .pck_revoked = true };
 	struct sgxemu_collateral c;
-	struct sgxemu_verify_result res;
-	size_t len;
-	uint8_t *q = make_quote(0, &len);
 	char why[256];
+	int st;
 
-	REQUIRE(q);
-	REQUIRE_EQ(sgxemu_collateral_make(&co, &c, why, sizeof(why)), 0);
-	CHECK_EQ(verify_with(q, len, &c, &res), ST_PCK_REVOKED);
-	CHECK(!strcmp(res.check, "PCK CRL"));
+	if (sgxemu_collateral_make(co, &c, why, sizeof(why))) {
+		test_fail(__FILE__, __LINE__, "collateral: %s", why);
+		return -1;
+	}
+	st = verify_with(q, len, &c, res);
 	sgxemu_collateral_free(&c);
-	free(q);
+	return st;
 }
 
-TEST(out_of_date_tcb_and_qe_are_reported)
+/* The collateral options: a revoked PCK, an out-of-date TCB, an old QE. */
+TEST(revoked_pck_and_out_of_date_tcb_are_refused)
 {
-	struct sgxemu_collateral_opts co = { .tcb_out_of_date = true };
-	struct sgxemu_collateral c;
+	struct sgxemu_collateral_opts rev = { .pck_revoked = true };
+	struct sgxemu_collateral_opts tcb = { .tcb_out_of_date = true };
+	struct sgxemu_collateral_opts qe = { .qe_out_of_date = true };
 	struct sgxemu_verify_result res;
 	size_t len;
 	uint8_t *q = make_quote(0, &len);
-	char why[256];
 
 	REQUIRE(q);
-	REQUIRE_EQ(sgxemu_collateral_make(&co, &c, why, sizeof(why)), 0);
-	CHECK_EQ(verify_with(q, len, &c, &res), ST_TCB_OUT_OF_DATE);
+	CHECK_EQ(verify_under(&rev, q, len, &res), ST_PCK_REVOKED);
+	CHECK(!strcmp(res.check, "PCK CRL"));
+	CHECK_EQ(verify_under(&tcb, q, len, &res), ST_TCB_OUT_OF_DATE);
 	CHECK(!strcmp(res.tcb_status, "OutOfDate"));
 	CHECK(!strcmp(res.check, "TCB level"));
-	sgxemu_collateral_free(&c);
-	co.tcb_out_of_date = false;
-	co.qe_out_of_date = true;
-	REQUIRE_EQ(sgxemu_collateral_make(&co, &c, why, sizeof(why)), 0);
-	CHECK_EQ(verify_with(q, len, &c, &res), ST_TCB_OUT_OF_DATE);
+	CHECK_EQ(verify_under(&qe, q, len, &res), ST_TCB_OUT_OF_DATE);
 	CHECK(!strcmp(res.tcb_status, "UpToDate"));
 	CHECK(!strcmp(res.qe_tcb_status, "OutOfDate"));
-	sgxemu_collateral_free(&c);
 	free(q);
 }
 
@@ -468,11 +475,9 @@ TEST(truncated_quotes_are_refused)
 	struct sgxemu_collateral c;
 	struct sgxemu_verify_result res;
 	size_t len;
-	uint8_t *q = make_quote(0, &len);
-	char why[256];
+	uint8_t *q = quote_and_collateral(&len, &c);
 
 	REQUIRE(q);
-	REQUIRE_EQ(sgxemu_collateral_make(NULL, &c, why, sizeof(why)), 0);
 	for (size_t n = 0; n < len; n += (n < 1100 ? 1 : 97)) {
 		/* A copy of exactly n bytes, so ASan sees any over-read. */
 		uint8_t *t = malloc(n ? n : 1);
@@ -514,11 +519,9 @@ TEST(expired_collateral_is_refused)
 	struct sgxemu_collateral c;
 	struct sgxemu_verify_result res;
 	size_t len;
-	uint8_t *q = make_quote(0, &len);
-	char why[256];
+	uint8_t *q = quote_and_collateral(&len, &c);
 
 	REQUIRE(q);
-	REQUIRE_EQ(sgxemu_collateral_make(NULL, &c, why, sizeof(why)), 0);
 	o.collateral = &c;
 	o.now = time(NULL) + 40 * 86400L;	/* past the CRLs' nextUpdate */
 	CHECK_EQ(sgxemu_quote_verify(q, len, &o, &res), ST_CRL_EXPIRED);

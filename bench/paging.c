@@ -212,6 +212,7 @@ static double workload(uint64_t epc_mib, struct counts *out, double *cpu)
 		struct sgxemu_platform_config cfg = {
 			.epc_size = epc_mib * MiB, .sgx2 = -1, .guard = -1,
 			.host_enclu = -1,
+		.aexnotify = -1,
 		};
 		struct counts c0;
 		struct sgxemu_run run;

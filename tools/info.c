@@ -246,8 +246,9 @@ static int info_main(int argc, char **argv)
 	xfrm = (uint64_t)r1[3] << 32 | r1[2];
 
 	printf("%s\n", sgxemu_version());
-	printf("instructions:     %s%s\n", (r0[0] & 1) ? "SGX1" : "(no SGX1)",
-	       (r0[0] & 2) ? " SGX2" : "");
+	printf("instructions:     %s%s%s\n", (r0[0] & 1) ? "SGX1" : "(no SGX1)",
+	       (r0[0] & 2) ? " SGX2" : "",
+	       (r0[0] & (1U << 11)) ? " EDECCSSA (AEX-Notify)" : "");
 	printf("MISCSELECT:       0x%08x%s\n", r0[1],
 	       (r0[1] & SGX_MISC_EXINFO) ? " (EXINFO)" : "");
 	printf("max enclave size: 2^%u bytes (64-bit), 2^%u (32-bit)\n",

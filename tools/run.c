@@ -36,6 +36,8 @@ static const char usage[] =
 	"  --guard           guard mode: ELRANGE inaccessible to host code while\n"
 	"                    no thread is in the enclave\n"
 	"  --no-sgx2         enumerate an SGX1-only processor\n"
+	"  --no-aexnotify    a processor without AEX-Notify (no AEXNOTIFY\n"
+	"                    attribute, no EDECCSSA)\n"
 	"  --vdso-abi ABI    force the vDSO entry's ABI: mainline or seed\n"
 	"                    (default: decided at each call)\n"
 	"  --cpuid MODE      host CPUID as an SGX part: auto (default: fault where\n"
@@ -192,6 +194,8 @@ static int run_main(int argc, char **argv)
 			setenv("SGXEMU_GUARD", "1", 1);
 		} else if (!strcmp(a, "--no-sgx2")) {
 			setenv("SGXEMU_SGX2", "0", 1);
+		} else if (!strcmp(a, "--no-aexnotify")) {
+			setenv("SGXEMU_AEXNOTIFY", "0", 1);
 		} else if (!strcmp(a, "--debug")) {
 			setenv("SGXEMU_DEBUG", "1", 1);
 		} else if (!strcmp(a, "--epc-size") || !strncmp(a, "--epc-size=", 11)) {

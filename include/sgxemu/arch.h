@@ -53,6 +53,7 @@ enum sgx_enclu_leaf {
 	SGX_EACCEPT	= 0x05,
 	SGX_EMODPE	= 0x06,
 	SGX_EACCEPTCOPY	= 0x07,
+	SGX_EDECCSSA	= 0x09,	/* AEX-Notify parts */
 };
 
 /*
@@ -209,7 +210,7 @@ enum sgx_keyname {
 /* TCS.FLAGS */
 #define SGX_TCS_DBGOPTIN	(1ULL << 0)
 #define SGX_TCS_AEXNOTIFY	(1ULL << 1)
-#define SGX_TCS_FLAGS_RESERVED	(~SGX_TCS_DBGOPTIN)
+#define SGX_TCS_FLAGS_RESERVED	(~(SGX_TCS_DBGOPTIN | SGX_TCS_AEXNOTIFY))
 
 /* EXITINFO */
 #define SGX_EXITINFO_VECTOR_MASK	0xFFU

@@ -50,6 +50,7 @@ struct sgxemu_platform_config {
 	int      sgx2;			/* -1 default, 0 off, 1 on */
 	int      guard;			/* -1 default (env), 0 off, 1 on */
 	int      host_enclu;		/* -1 default (env), 0 off, 1 on */
+	int      aexnotify;		/* -1 default (env), 0 off, 1 on */
 };
 
 /*

@@ -100,6 +100,9 @@ struct sgx_cpu_config {
 	uint32_t miscselect_supported;	/* CPUID.(12H,0):EBX; 0 = EXINFO */
 	uint8_t  max_enclave_size_64;	/* log2; 0 = 47 (128 TiB) */
 	bool     sgx2;			/* CPUID.(12H,0):EAX bit 1 */
+	bool     aexnotify;		/* AEX-Notify: the AEXNOTIFY attribute,
+					 * TCS.FLAGS/SSA bits, EDECCSSA
+					 * (CPUID.(12H,0):EAX bit 11) */
 };
 
 struct sgx_cpu {
@@ -164,6 +167,8 @@ void sgx_cpu_cpuid(const struct sgx_cpu *cpu, uint32_t subleaf,
 void sgx_cpuid_leaf12(const struct sgx_cpu_config *cfg,
 		      const struct sgx_epc_section *sections, unsigned nr,
 		      uint32_t subleaf, uint32_t regs[4]);
+/* ATTRIBUTES.FLAGS bits ECREATE accepts (CPUID.(12H,1):EAX:EBX). */
+uint64_t sgx_attr_supported(const struct sgx_cpu_config *cfg);
 /* Fill in a configuration's defaults (as sgx_cpu_init does); -EINVAL for
  * values the processor refuses. */
 int sgx_cpu_config_defaults(struct sgx_cpu_config *cfg);

@@ -47,7 +47,7 @@ static int ecreate_validate_secs(const struct sgx_cpu *cpu,
 		return SGX_GP;
 	if (secs->base & (secs->size - 1))
 		return SGX_GP;
-	if (flags & ~SGX_ATTR_SUPPORTED)
+	if (flags & ~sgx_attr_supported(&cpu->config))
 		return SGX_GP;
 	/* INIT is EINIT's to set; an enclave cannot be created initialised. */
 	if (flags & SGX_ATTR_INIT)

@@ -169,6 +169,13 @@ static struct sgx_gprsgx *frame_gpr(struct sgx_cpu *cpu,
 				     SGX_PAGE_SIZE - sizeof(struct sgx_gprsgx));
 }
 
+/* TCS.FLAGS.AEXNOTIFY is a reserved bit on a part without AEX-Notify. */
+static uint64_t tcs_flags_reserved(const struct sgx_cpu *cpu)
+{
+	return SGX_TCS_FLAGS_RESERVED |
+	       (cpu->config.aexnotify ? 0 : SGX_TCS_AEXNOTIFY);
+}
+
 /*
  * The checks EENTER and ERESUME share, in the SDM's order, up to taking
  * the TCS. On success the TCS is ACTIVE (owned by the caller).
@@ -198,7 +205,7 @@ static int take_tcs(struct sgx_cpu *cpu, struct sgx_encl_ctl *ctl,
 					 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 		return SGX_GP;
 	if ((tcs->ossa | tcs->ofsbase | tcs->ogsbase) & (SGX_PAGE_SIZE - 1) ||
-	    (tcs->flags & SGX_TCS_FLAGS_RESERVED) ||
+	    (tcs->flags & tcs_flags_reserved(cpu)) ||
 	    !sgx_canonical(ctl->base + tcs->ofsbase) ||
 	    !sgx_canonical(ctl->base + tcs->ogsbase)) {
 		__atomic_store_n((uint64_t *)(void *)tcs, 0, __ATOMIC_RELEASE);
@@ -254,17 +261,19 @@ static int enter_fail(struct sgx_lp *lp, int ret)
 	return ret;
 }
 
-int sgx_eenter(struct sgx_cpu *cpu, struct sgx_encl_ctl *ctl, uint64_t tcs_lin,
-	       uint64_t aep, uint64_t rsp, uint64_t rbp, struct sgx_lp *lp)
+/*
+ * EENTER after the TCS is taken: frame CSSA must be free and usable, and
+ * execution starts at OENTRY with the outside stack recorded there.
+ * ERESUME does the same when it delivers an AEX notification.
+ */
+static int enter_at_oentry(struct sgx_cpu *cpu, struct sgx_lp *lp,
+			   uint64_t rsp, uint64_t rbp)
 {
+	struct sgx_encl_ctl *ctl = lp->ctl;
+	struct sgx_tcs *tcs = lp->tcs;
 	struct sgx_gprsgx *gpr;
-	struct sgx_tcs *tcs;
 	int ret;
 
-	ret = enter_common(cpu, ctl, tcs_lin, aep, lp);
-	if (ret)
-		return ret;
-	tcs = lp->tcs;
 	if (tcs->cssa >= tcs->nssa)
 		return enter_fail(lp, SGX_GP);
 	ret = check_frame(cpu, ctl, lp->secs, tcs, tcs->cssa);
@@ -286,6 +295,33 @@ int sgx_eenter(struct sgx_cpu *cpu, struct sgx_encl_ctl *ctl, uint64_t tcs_lin,
 	return 0;
 }
 
+int sgx_eenter(struct sgx_cpu *cpu, struct sgx_encl_ctl *ctl, uint64_t tcs_lin,
+	       uint64_t aep, uint64_t rsp, uint64_t rbp, struct sgx_lp *lp)
+{
+	int ret;
+
+	ret = enter_common(cpu, ctl, tcs_lin, aep, lp);
+	if (ret)
+		return ret;
+	return enter_at_oentry(cpu, lp, rsp, rbp);
+}
+
+/*
+ * AEX-Notify: the frame ERESUME would restore asks for a notification
+ * (its GPRSGX.AEXNOTIFY bit 0, which software sets and AEX leaves alone)
+ * in an enclave and thread that opted in (ATTRIBUTES.AEXNOTIFY,
+ * TCS.FLAGS.AEXNOTIFY). ERESUME then enters as EENTER does, CSSA left
+ * as it is, so the enclave's handler runs in the next frame and may go
+ * back to the interrupted one with EDECCSSA.
+ */
+static bool aex_notify(const struct sgx_cpu *cpu, const struct sgx_secs *secs,
+		       const struct sgx_tcs *tcs, const struct sgx_gprsgx *gpr)
+{
+	return cpu->config.aexnotify &&
+	       (secs->attributes.flags & SGX_ATTR_AEXNOTIFY) &&
+	       (tcs->flags & SGX_TCS_AEXNOTIFY) && (gpr->aexnotify & 1);
+}
+
 int sgx_eresume(struct sgx_cpu *cpu, struct sgx_encl_ctl *ctl, uint64_t tcs_lin,
 		uint64_t aep, uint64_t rsp, uint64_t rbp, struct sgx_lp *lp)
 {
@@ -305,6 +341,10 @@ int sgx_eresume(struct sgx_cpu *cpu, struct sgx_encl_ctl *ctl, uint64_t tcs_lin,
 	if (ret)
 		return enter_fail(lp, ret);
 	gpr = frame_gpr(cpu, ctl, lp->secs, tcs, tcs->cssa - 1);
+	if (aex_notify(cpu, lp->secs, tcs, gpr)) {
+		lp->notify = true;
+		return enter_at_oentry(cpu, lp, rsp, rbp);
+	}
 	if (!sgx_canonical(gpr->rip) ||
 	    !sgx_canonical(gpr->fsbase) || !sgx_canonical(gpr->gsbase))
 		return enter_fail(lp, SGX_GP);
@@ -396,7 +436,10 @@ void sgx_aex(struct sgx_cpu *cpu, struct sgx_lp *lp,
 	memcpy(gpr, &ev->gpr, offsetof(struct sgx_gprsgx, ursp));
 	gpr->exitinfo = exitinfo(ev, secs->miscselect);
 	memset(gpr->reserved, 0, sizeof(gpr->reserved));
-	gpr->aexnotify = 0;
+	/* AEX-Notify's byte is the enclave's: AEX leaves it as it was. On
+	 * a part without AEX-Notify it is a reserved byte of GPRSGX. */
+	if (!cpu->config.aexnotify)
+		gpr->aexnotify = 0;
 	gpr->fsbase = ev->gpr.fsbase;
 	gpr->gsbase = ev->gpr.gsbase;
 	if (secs->miscselect & SGX_MISC_EXINFO) {
@@ -456,6 +499,27 @@ void sgx_aex(struct sgx_cpu *cpu, struct sgx_lp *lp,
 	leave(lp);
 }
 
+/*
+ * EDECCSSA: make the previous SSA frame current without leaving the
+ * enclave (the way back from an AEX-Notify handler). CSSA must be
+ * non-zero (#GP) and every page of frame CSSA-1 a usable SSA page (#PF);
+ * no register changes, the enclave restores that frame itself.
+ */
+static int sgx_edeccssa(struct sgx_cpu *cpu, struct sgx_lp *lp)
+{
+	struct sgx_tcs *tcs = lp->tcs;
+	int ret;
+
+	if (tcs->cssa == 0)
+		return SGX_GP;
+	ret = check_frame(cpu, lp->ctl, lp->secs, tcs, tcs->cssa - 1);
+	if (ret)
+		return ret;
+	tcs->cssa--;
+	lp->cssa = tcs->cssa;
+	return 0;
+}
+
 int sgx_enclu_user(struct sgx_cpu *cpu, struct sgx_lp *lp, uint64_t rax,
 		   uint64_t rbx, uint64_t rcx, uint64_t rdx,
 		   uint64_t *rax_out, bool *zf_out)
@@ -499,6 +563,10 @@ int sgx_enclu_user(struct sgx_cpu *cpu, struct sgx_lp *lp, uint64_t rax,
 			return ret;
 		/* EMODPE has no error codes and leaves RAX alone. */
 		return 0;
+	case SGX_EDECCSSA:
+		if (!cpu->config.aexnotify)
+			return SGX_GP;
+		return sgx_edeccssa(cpu, lp);
 	case SGX_EENTER:
 	case SGX_ERESUME:
 		/* Already in enclave mode. */

@@ -29,6 +29,8 @@ struct sgx_lp {
 	uint64_t rip;			/* where enclave execution starts */
 	uint64_t fsbase, gsbase;
 	uint32_t cssa;			/* EENTER: CSSA (the new RAX) */
+	bool     notify;		/* ERESUME entered at OENTRY as EENTER
+					 * does (an AEX notification) */
 	struct sgx_gprsgx *gpr;		/* ERESUME: GPRSGX to restore */
 	uint64_t xsave;			/* ERESUME: linear address of the
 					 * frame's XSAVE area */
@@ -53,7 +55,9 @@ int sgx_eenter(struct sgx_cpu *cpu, struct sgx_encl_ctl *ctl, uint64_t tcs,
 
 /*
  * ERESUME: the same checks with CSSA > 0 and frame CSSA-1 (its XSAVE
- * header is validated). On success CSSA is decremented, lp->gpr and
+ * header is validated). When that frame asks for an AEX notification
+ * (AEX-Notify) ERESUME is an EENTER instead: lp->notify is set and lp is
+ * filled as sgx_eenter fills it. Otherwise CSSA is decremented, lp->gpr and
  * lp->xsave point at the frame to restore, lp->fsbase/gsbase are the
  * frame's. The outside RSP/RBP are recorded in that frame for the next
  * AEX (see enclu.c). 0, SGX_GP or SGX_PF.

@@ -119,6 +119,11 @@ void sgx_epc_layout(size_t nr_pages, unsigned n, struct sgx_epc_section *out)
 	}
 }
 
+uint64_t sgx_attr_supported(const struct sgx_cpu_config *cfg)
+{
+	return SGX_ATTR_SUPPORTED | (cfg->aexnotify ? SGX_ATTR_AEXNOTIFY : 0);
+}
+
 int sgx_cpu_config_defaults(struct sgx_cpu_config *cfg)
 {
 	if (!cfg->epc_size)
@@ -297,13 +302,16 @@ void sgx_cpuid_leaf12(const struct sgx_cpu_config *cfg,
 {
 	regs[0] = regs[1] = regs[2] = regs[3] = 0;
 	if (subleaf == 0) {
-		regs[0] = 1U | (cfg->sgx2 ? 2U : 0U);
+		regs[0] = 1U | (cfg->sgx2 ? 2U : 0U) |
+			  (cfg->aexnotify ? 1U << 11 : 0U);
 		regs[1] = cfg->miscselect_supported;
 		regs[3] = SGX_MAX_ENCLAVE_SIZE_32 |
 			  ((uint32_t)cfg->max_enclave_size_64 << 8);
 	} else if (subleaf == 1) {
-		regs[0] = (uint32_t)SGX_ATTR_SUPPORTED;
-		regs[1] = (uint32_t)(SGX_ATTR_SUPPORTED >> 32);
+		uint64_t attr = sgx_attr_supported(cfg);
+
+		regs[0] = (uint32_t)attr;
+		regs[1] = (uint32_t)(attr >> 32);
 		regs[2] = (uint32_t)cfg->xfrm_supported;
 		regs[3] = (uint32_t)(cfg->xfrm_supported >> 32);
 	} else if (subleaf - 2 < nr) {

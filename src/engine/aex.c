@@ -627,6 +627,10 @@ static void enclu_in_enclave(struct sgxemu_tcb *tcb, siginfo_t *info,
 				     g[REG_RCX], g[REG_RDX], &rax, &zf);
 		if (ret != SGX_PF || tries == 3)
 			break;
+		/* EDECCSSA's operand is an SSA frame of the thread's TCS. */
+		if (leaf == SGX_EDECCSSA &&
+		    sgxemu__encl_prefault_entry(tcb->encl, tcb->lp.tcs_linaddr))
+			continue;
 		switch (operand_fault(tcb, uc, save, leaf, rip, &pf_addr)) {
 		case PF_RETRY:
 			continue;
@@ -896,7 +900,8 @@ bool sgxemu__host_enclu(const struct sgxemu_event *ev, siginfo_t *info,
 	 * itself may run on the TCB's recorded ones). */
 	tcb->host_fs = save->fs;
 	tcb->host_gs = sgxemu__host_gs(tcb, save->gs);
-	if (leaf == SGX_EENTER) {
+	if (leaf == SGX_EENTER || lp->notify) {
+		/* An AEX notification enters as EENTER does (enclu.h). */
 		g[REG_RAX] = lp->cssa;
 		g[REG_RCX] = next;
 		g[REG_RIP] = lp->rip;

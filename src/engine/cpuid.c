@@ -7,7 +7,8 @@
  * The emulated part is the host CPU plus SGX: CPUID.(7,0):EBX[2] SGX and,
  * with flexible launch control, ECX[30] SGX_LC; leaf 0x12 as the platform's
  * processor enumerates it (sgx_cpuid_leaf12: the same code `sgxemu info`
- * prints from), EDECCSSA never (not implemented); leaves 0x15 and 0x16
+ * prints from, EDECCSSA and the AEXNOTIFY attribute unless
+ * SGXEMU_AEXNOTIFY=0); leaves 0x15 and 0x16
  * (TSC/crystal ratio, frequencies) where the host has none, from this
  * host's TSC frequency (tsc_freq.c), so runtimes keep a clock on RDTSC;
  * leaf 0 reports at least 0x16 as the highest basic leaf, since an AMD
@@ -65,6 +66,8 @@ int sgxemu__cpuid_model_env(struct sgxemu_cpuid_model *m)
 		cfg.nr_sections = (unsigned)atoi(v);
 	v = getenv("SGXEMU_SGX2");
 	cfg.sgx2 = !v || !*v || strcmp(v, "0") != 0;
+	v = getenv("SGXEMU_AEXNOTIFY");
+	cfg.aexnotify = !v || !*v || strcmp(v, "0") != 0;
 	v = getenv("SGXEMU_LAUNCH_CONTROL");
 	if (v && *v) {
 		if (!strcmp(v, "locked"))

@@ -18,7 +18,7 @@ struct sgxemu_platform sgxemu__platform;
 
 static pthread_mutex_t platform_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sgxemu_platform_config pending = {
-	.sgx2 = -1, .guard = -1, .host_enclu = -1,
+	.sgx2 = -1, .guard = -1, .host_enclu = -1, .aexnotify = -1,
 };
 static int init_error;
 
@@ -153,6 +153,8 @@ static int platform_create(void)
 	if (!cc.nr_sections && (v = getenv("SGXEMU_EPC_SECTIONS")) != NULL)
 		cc.nr_sections = (unsigned)atoi(v);
 	cc.sgx2 = pending.sgx2 >= 0 ? pending.sgx2 : env_flag("SGXEMU_SGX2", 1);
+	cc.aexnotify = pending.aexnotify >= 0 ?
+		pending.aexnotify : env_flag("SGXEMU_AEXNOTIFY", 1);
 	ret = sgx_cpu_init(&sgxemu__platform.cpu, &cc);
 	if (ret)
 		return ret;

@@ -28,6 +28,7 @@ static void epc_configure(void)
 {
 	struct sgxemu_platform_config cfg = {
 		.epc_size = EPC_SIZE, .sgx2 = -1, .guard = -1, .host_enclu = -1,
+		.aexnotify = -1,
 	};
 
 	sgxemu_platform_configure(&cfg);
@@ -556,6 +557,7 @@ TEST(paging_free_counts_per_section)
 	struct sgxemu_platform_config cfg = {
 		.epc_size = EPC_SIZE, .nr_sections = 2, .sgx2 = -1,
 		.guard = -1, .host_enclu = -1,
+		.aexnotify = -1,
 	};
 	struct sgxemu_platform_stats ps;
 	uint64_t total = 0, free_pages = 0;

@@ -310,6 +310,7 @@ int main(void)
 {
 	struct sgxemu_platform_config cfg = {
 		.epc_size = EPC_MIB << 20, .sgx2 = -1, .guard = -1, .host_enclu = -1,
+		.aexnotify = -1,
 	};
 	const char *env = getenv("STRESS_S");
 	double secs = env && atof(env) > 0 ? atof(env) : 120, t0, t_fork, t_end;

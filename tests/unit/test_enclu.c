@@ -77,11 +77,16 @@ static int add_tcs(struct fixture *f, uint64_t lin, uint64_t ossa,
 	return ret;
 }
 
-/* An enclave with three TCSs, code and SSA pages, marked initialised
- * (EINIT has its own tests; these are about entry and exit). */
-static bool setup(struct fixture *f, bool init)
+/*
+ * An enclave with three TCSs, code and SSA pages, marked initialised
+ * (EINIT has its own tests; these are about entry and exit), on a part
+ * with or without AEX-Notify and with @attr added to its ATTRIBUTES.
+ */
+static bool setup_part(struct fixture *f, bool init, bool aexnotify,
+		       uint64_t attr)
 {
-	struct sgx_cpu_config cc = { .epc_size = 64 * 4096 };
+	struct sgx_cpu_config cc = { .epc_size = 64 * 4096,
+				     .aexnotify = aexnotify };
 	struct sgx_secinfo si __attribute__((aligned(64)));
 	struct sgx_pageinfo pi __attribute__((aligned(32)));
 	struct sgx_secs *s = aligned_alloc(4096, 4096);
@@ -96,7 +101,7 @@ static bool setup(struct fixture *f, bool init)
 	s->size = SIZE;
 	s->ssa_frame_size = 1;
 	s->miscselect = SGX_MISC_EXINFO;
-	s->attributes.flags = SGX_ATTR_MODE64BIT;
+	s->attributes.flags = SGX_ATTR_MODE64BIT | attr;
 	s->attributes.xfrm = 3;
 	memset(&si, 0, sizeof(si));
 	si.flags = SGX_SECINFO_SECS;
@@ -120,6 +125,11 @@ static bool setup(struct fixture *f, bool init)
 		return false;
 	f->ctl->initialized = init;
 	return true;
+}
+
+static bool setup(struct fixture *f, bool init)
+{
+	return setup_part(f, init, false, 0);
 }
 
 static struct sgx_tcs *tcs_epc(struct fixture *f, uint64_t lin)
@@ -342,6 +352,201 @@ TEST(eresume_bad_xsave_header_gp)
 	bv = 3;
 	sgx_encl_write(&f.cpu, f.ctl, SSA_B + 512, &bv, 8);
 	CHECK_EQ(sgx_eresume(&f.cpu, f.ctl, TCS_B, AEP, 1, 2, &lp), 0);
+	sgx_eexit(&f.cpu, &lp);
+	sgx_cpu_destroy(&f.cpu);
+}
+
+/*
+ * AEX-Notify (newer SDM / ISE "Asynchronous Enclave Exit Notify"): CPUID
+ * leaf 0x12 enumerates EDECCSSA (0.EAX[11]) and the AEXNOTIFY attribute
+ * (1.EAX[10]) only on a part that has them, and ECREATE and EENTER treat
+ * the attribute and TCS.FLAGS.AEXNOTIFY as reserved bits elsewhere.
+ */
+TEST(aexnotify_enumerated_and_reserved_by_part)
+{
+	struct sgx_cpu_config on = { .aexnotify = true }, off = { 0 };
+	uint32_t r[4];
+	struct fixture f;
+	struct sgx_lp lp;
+
+	REQUIRE_EQ(sgx_cpu_config_defaults(&on), 0);
+	REQUIRE_EQ(sgx_cpu_config_defaults(&off), 0);
+	sgx_cpuid_leaf12(&on, NULL, 0, 0, r);
+	CHECK_EQ(r[0] >> 11 & 1, 1);
+	sgx_cpuid_leaf12(&on, NULL, 0, 1, r);
+	CHECK_EQ(r[0] >> 10 & 1, 1);
+	sgx_cpuid_leaf12(&off, NULL, 0, 0, r);
+	CHECK_EQ(r[0] >> 11 & 1, 0);
+	sgx_cpuid_leaf12(&off, NULL, 0, 1, r);
+	CHECK_EQ(r[0] >> 10 & 1, 0);
+
+	/* ECREATE with the attribute: #GP without the feature. */
+	CHECK(!setup_part(&f, true, false, SGX_ATTR_AEXNOTIFY));
+	sgx_cpu_destroy(&f.cpu);
+	REQUIRE(setup_part(&f, true, true, SGX_ATTR_AEXNOTIFY));
+	sgx_cpu_destroy(&f.cpu);
+
+	/* TCS.FLAGS.AEXNOTIFY: a reserved bit (EENTER #GP) without it. */
+	REQUIRE(setup_part(&f, true, false, 0));
+	tcs_epc(&f, TCS_A)->flags |= SGX_TCS_AEXNOTIFY;
+	CHECK_EQ(sgx_eenter(&f.cpu, f.ctl, TCS_A, AEP, 1, 2, &lp), SGX_GP);
+	CHECK_EQ(tcs_epc(&f, TCS_A)->state, 0);
+	sgx_cpu_destroy(&f.cpu);
+	REQUIRE(setup_part(&f, true, true, 0));
+	tcs_epc(&f, TCS_A)->flags |= SGX_TCS_AEXNOTIFY;
+	CHECK_EQ(sgx_eenter(&f.cpu, f.ctl, TCS_A, AEP, 1, 2, &lp), 0);
+	sgx_eexit(&f.cpu, &lp);
+	sgx_cpu_destroy(&f.cpu);
+}
+
+/* An interrupt AEX from TCS_A with SSA[0].AEXNOTIFY = @byte set first. */
+static void aex_with_notify_byte(struct fixture *f, uint8_t byte,
+				 struct sgx_lp *lp)
+{
+	struct sgx_aex_event ev;
+
+	REQUIRE_EQ(sgx_eenter(&f->cpu, f->ctl, TCS_A, AEP, 0x7000, 0x7100,
+			      lp), 0);
+	gpr_epc(f, SSA_A)->aexnotify = byte;
+	memset(&ev, 0, sizeof(ev));
+	ev.gpr.rip = CODE + 0x40;
+	ev.gpr.rbx = 0xbb;
+	sgx_aex(&f->cpu, lp, &ev);
+}
+
+/*
+ * The notification: AEX leaves the frame's AEXNOTIFY byte as software set
+ * it; the ERESUME that follows enters at OENTRY as EENTER does (CSSA
+ * stays 1, URSP/URBP recorded in frame 1); EDECCSSA inside makes frame 0
+ * current again without touching its contents, and #GPs at CSSA 0.
+ */
+TEST(eresume_delivers_aex_notification_and_edeccssa_returns)
+{
+	struct fixture f;
+	struct sgx_lp lp;
+	uint64_t rax;
+	bool zf;
+
+	REQUIRE(setup_part(&f, true, true, SGX_ATTR_AEXNOTIFY));
+	tcs_epc(&f, TCS_A)->flags |= SGX_TCS_AEXNOTIFY;
+	aex_with_notify_byte(&f, 1, &lp);
+	CHECK_EQ(gpr_epc(&f, SSA_A)->aexnotify, 1);
+	CHECK_EQ(gpr_epc(&f, SSA_A)->rip, CODE + 0x40);
+	CHECK_EQ(tcs_epc(&f, TCS_A)->cssa, 1);
+
+	REQUIRE_EQ(sgx_eresume(&f.cpu, f.ctl, TCS_A, AEP, 0x5000, 0x5100, &lp),
+		   0);
+	CHECK(lp.notify);
+	CHECK_EQ(lp.rip, CODE);			/* OENTRY, not the frame's RIP */
+	CHECK_EQ(lp.cssa, 1);
+	CHECK_EQ(tcs_epc(&f, TCS_A)->cssa, 1);
+	CHECK_EQ(tcs_epc(&f, TCS_A)->state, 1);
+	CHECK_EQ(lp.fsbase, BASE + 0x8000);
+	CHECK_EQ(gpr_epc(&f, SSA_A + 0x1000)->ursp, 0x5000);
+	CHECK_EQ(gpr_epc(&f, SSA_A + 0x1000)->urbp, 0x5100);
+
+	REQUIRE_EQ(sgx_enclu_user(&f.cpu, &lp, SGX_EDECCSSA, 0, 0, 0, &rax,
+				  &zf), 0);
+	CHECK_EQ(tcs_epc(&f, TCS_A)->cssa, 0);
+	CHECK_EQ(lp.cssa, 0);
+	CHECK_EQ(rax, SGX_EDECCSSA);		/* no output registers */
+	CHECK_EQ(gpr_epc(&f, SSA_A)->rbx, 0xbb);
+	CHECK_EQ(gpr_epc(&f, SSA_A)->rip, CODE + 0x40);
+	/* CSSA 0: nothing to go back to. */
+	CHECK_EQ(sgx_enclu_user(&f.cpu, &lp, SGX_EDECCSSA, 0, 0, 0, &rax, &zf),
+		 SGX_GP);
+	CHECK_EQ(tcs_epc(&f, TCS_A)->cssa, 0);
+	sgx_eexit(&f.cpu, &lp);
+	CHECK_EQ(tcs_epc(&f, TCS_A)->state, 0);
+	sgx_cpu_destroy(&f.cpu);
+}
+
+/*
+ * No notification unless the enclave (ATTRIBUTES), the thread (TCS.FLAGS)
+ * and the frame (GPRSGX.AEXNOTIFY bit 0) all ask for it: ERESUME then
+ * restores the frame as always. On a part without AEX-Notify the byte is
+ * reserved, AEX clears it, and EDECCSSA is an undefined leaf (#GP).
+ */
+TEST(aex_notification_needs_enclave_thread_and_frame)
+{
+	static const struct {
+		bool part;
+		uint64_t attr;
+		bool tcs_flag;
+		uint8_t byte;
+	} cases[] = {
+		{ true, 0, true, 1 },
+		{ true, SGX_ATTR_AEXNOTIFY, false, 1 },
+		{ true, SGX_ATTR_AEXNOTIFY, true, 0 },
+		{ true, SGX_ATTR_AEXNOTIFY, true, 2 },
+		{ false, 0, false, 1 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fixture f;
+		struct sgx_lp lp;
+		uint64_t rax;
+		bool zf;
+
+		REQUIRE(setup_part(&f, true, cases[i].part, cases[i].attr));
+		if (cases[i].tcs_flag)
+			tcs_epc(&f, TCS_A)->flags |= SGX_TCS_AEXNOTIFY;
+		aex_with_notify_byte(&f, cases[i].byte, &lp);
+		CHECK_EQ(gpr_epc(&f, SSA_A)->aexnotify,
+			 cases[i].part ? cases[i].byte : 0);
+		REQUIRE_EQ(sgx_eresume(&f.cpu, f.ctl, TCS_A, AEP, 1, 2, &lp),
+			   0);
+		CHECK(!lp.notify);
+		CHECK_EQ(lp.rip, CODE + 0x40);
+		CHECK_EQ(tcs_epc(&f, TCS_A)->cssa, 0);
+		if (!cases[i].part) {
+			tcs_epc(&f, TCS_A)->cssa = 1;
+			CHECK_EQ(sgx_enclu_user(&f.cpu, &lp, SGX_EDECCSSA, 0,
+						0, 0, &rax, &zf), SGX_GP);
+			CHECK_EQ(tcs_epc(&f, TCS_A)->cssa, 1);
+			tcs_epc(&f, TCS_A)->cssa = 0;
+		}
+		sgx_eexit(&f.cpu, &lp);
+		sgx_cpu_destroy(&f.cpu);
+	}
+}
+
+/*
+ * A notification needs a free frame as EENTER does: with CSSA == NSSA the
+ * ERESUME is #GP and the TCS stays free. EDECCSSA #PFs when a page of
+ * frame CSSA-1 is not a usable SSA page.
+ */
+TEST(aex_notification_frame_checks)
+{
+	struct fixture f;
+	struct sgx_lp lp;
+	struct sgx_aex_event ev;
+	uint64_t rax;
+	bool zf;
+
+	REQUIRE(setup_part(&f, false, true, SGX_ATTR_AEXNOTIFY));
+	/* TCS at 0xa000: frame 0 at 0xe000 is missing, frame 1 at 0xf000
+	 * is there. */
+	REQUIRE_EQ(add_tcs(&f, BASE + 0xa000, 0xe000, 2), 0);
+	REQUIRE_EQ(add(&f, BASE + 0xf000, NULL,
+		       SGX_SECINFO_REG | SGX_SECINFO_R | SGX_SECINFO_W), 0);
+	f.ctl->initialized = true;
+
+	tcs_epc(&f, TCS_B)->flags |= SGX_TCS_AEXNOTIFY;
+	REQUIRE_EQ(sgx_eenter(&f.cpu, f.ctl, TCS_B, AEP, 1, 2, &lp), 0);
+	gpr_epc(&f, SSA_B)->aexnotify = 1;
+	memset(&ev, 0, sizeof(ev));
+	sgx_aex(&f.cpu, &lp, &ev);
+	CHECK_EQ(sgx_eresume(&f.cpu, f.ctl, TCS_B, AEP, 1, 2, &lp), SGX_GP);
+	CHECK_EQ(tcs_epc(&f, TCS_B)->cssa, 1);
+	CHECK_EQ(tcs_epc(&f, TCS_B)->state, 0);
+
+	tcs_epc(&f, BASE + 0xa000)->cssa = 1;
+	REQUIRE_EQ(sgx_eenter(&f.cpu, f.ctl, BASE + 0xa000, AEP, 1, 2, &lp), 0);
+	CHECK_EQ(lp.cssa, 1);
+	CHECK_EQ(sgx_enclu_user(&f.cpu, &lp, SGX_EDECCSSA, 0, 0, 0, &rax, &zf),
+		 SGX_PF);
+	CHECK_EQ(tcs_epc(&f, BASE + 0xa000)->cssa, 1);
 	sgx_eexit(&f.cpu, &lp);
 	sgx_cpu_destroy(&f.cpu);
 }

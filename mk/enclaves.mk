@@ -23,11 +23,15 @@ $(ENCL_OUT)/keys_encl.elf: tests/enclaves/keys_encl.S $(ENCL_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ENCL_CFLAGS) -T tests/enclaves/encl.lds -o $@ $<
 
+$(ENCL_OUT)/aexn_encl.elf: tests/enclaves/aexn_encl.S $(ENCL_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ENCL_CFLAGS) -T tests/enclaves/encl.lds -o $@ $<
+
 $(ENCL_OUT)/%.bin: $(ENCL_OUT)/%.elf
 	objcopy -O binary $< $@
 
 ENCL_BINS := $(ENCL_OUT)/test_encl.bin $(ENCL_OUT)/compute_encl.bin \
-	     $(ENCL_OUT)/keys_encl.bin
+	     $(ENCL_OUT)/keys_encl.bin $(ENCL_OUT)/aexn_encl.bin
 TEST_DEPS  += $(ENCL_BINS)
 BENCH_DEPS += $(ENCL_BINS)
 

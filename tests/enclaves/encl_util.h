@@ -158,10 +158,11 @@ static inline int tu_prot(uint64_t secinfo)
  * Load a flat test-enclave image @path (layout.h) and EINIT it. Returns
  * the enclave (base in *base) or NULL with a reason in @why.
  */
-static inline struct sgxemu_enclave *tu_load_layout_xfrm(const char *path,
+static inline struct sgxemu_enclave *tu_load_layout_attr(const char *path,
 							 uint64_t *base,
 							 const char **why,
-							 uint64_t xfrm)
+							 uint64_t xfrm,
+							 uint64_t attr)
 {
 	struct sgxemu_enclave *e = NULL;
 	struct sgx_secs secs;
@@ -182,7 +183,7 @@ static inline struct sgxemu_enclave *tu_load_layout_xfrm(const char *path,
 	secs.base = tu_free_base(L_SIZE);
 	secs.ssa_frame_size = 1;
 	secs.miscselect = SGX_MISC_EXINFO;
-	secs.attributes.flags = SGX_ATTR_MODE64BIT | SGX_ATTR_DEBUG;
+	secs.attributes.flags = SGX_ATTR_MODE64BIT | SGX_ATTR_DEBUG | attr;
 	secs.attributes.xfrm = xfrm;
 	if (sgxemu_enclave_create(&secs, 0, &e, &err)) {
 		*why = "ECREATE failed";
@@ -230,6 +231,14 @@ fail:
 	free(sig);
 	free(img);
 	return NULL;
+}
+
+static inline struct sgxemu_enclave *tu_load_layout_xfrm(const char *path,
+							 uint64_t *base,
+							 const char **why,
+							 uint64_t xfrm)
+{
+	return tu_load_layout_attr(path, base, why, xfrm, 0);
 }
 
 static inline struct sgxemu_enclave *tu_load_layout(const char *path,

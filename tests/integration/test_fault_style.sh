@@ -62,7 +62,7 @@ for style in ud gp; do
 	run_bin $style "$T/test_engine"
 done
 for bin in test_engine_signals test_shim_mainline test_shim_seed test_attacks \
-	   test_attestation; do
+	   test_attestation test_aexnotify; do
 	run_bin $other "$T/$bin"
 done
 for name in paging_enclu_operand_on_an_evicted_page \

@@ -38,6 +38,8 @@ static const char usage[] =
 	"  --no-sgx2         enumerate an SGX1-only processor\n"
 	"  --no-aexnotify    a processor without AEX-Notify (no AEXNOTIFY\n"
 	"                    attribute, no EDECCSSA)\n"
+	"  --aex-tick TIME   a timer interrupt (an AEX) every TIME of each\n"
+	"                    thread's CPU time, e.g. 4ms (hardware's tick)\n"
 	"  --vdso-abi ABI    force the vDSO entry's ABI: mainline or seed\n"
 	"                    (default: decided at each call)\n"
 	"  --cpuid MODE      host CPUID as an SGX part: auto (default: fault where\n"
@@ -196,6 +198,12 @@ static int run_main(int argc, char **argv)
 			setenv("SGXEMU_SGX2", "0", 1);
 		} else if (!strcmp(a, "--no-aexnotify")) {
 			setenv("SGXEMU_AEXNOTIFY", "0", 1);
+		} else if (!strcmp(a, "--aex-tick")) {
+			if (i + 1 >= argc) {
+				cli_error("--aex-tick needs a time (e.g. 4ms)");
+				return CLI_EXIT_USAGE;
+			}
+			setenv("SGXEMU_AEX_TICK", argv[++i], 1);
 		} else if (!strcmp(a, "--debug")) {
 			setenv("SGXEMU_DEBUG", "1", 1);
 		} else if (!strcmp(a, "--epc-size") || !strncmp(a, "--epc-size=", 11)) {

@@ -52,6 +52,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 #include <ucontext.h>
 
 #include "cpu/cpu.h"
@@ -183,6 +184,8 @@ struct sgxemu_tcb {
 	/* Set up without TLS: a thread made by a raw clone() that shares
 	 * another thread's FS base (and so its TLS). */
 	bool     foreign;
+	bool     tick_armed;		/* SGXEMU_AEX_TICK timer (kick.c) */
+	timer_t  tick;
 };
 
 #define TCB_MAGIC 0x42435475656d7867ULL	/* "gxmeuTCB" */
@@ -258,6 +261,7 @@ struct sgxemu_platform {
 	bool host_enclu;
 	bool debug;		/* SGXEMU_DEBUG: refused entries, AEXs */
 	bool ready;
+	uint64_t aex_tick_ns;	/* SGXEMU_AEX_TICK: timer interrupts, 0 off */
 };
 extern struct sgxemu_platform sgxemu__platform;
 static inline struct sgx_cpu *sgxemu__cpu(void)
@@ -404,6 +408,14 @@ void sgxemu__guard_init(bool on);
  * kick (SGXEMU_KICK_SIGNAL) that makes them AEX, as the kernel's IPI. */
 void sgxemu__kick_enter(struct sgxemu_tcb *tcb, struct sgxemu_enclave *e);
 void sgxemu__kick_leave(struct sgxemu_tcb *tcb);
+/*
+ * The timer interrupt (SGXEMU_AEX_TICK): a thread-CPU-time timer per
+ * thread that kicks it every tick, so enclave code sees the AEXs a
+ * hardware timer tick causes. Started at thread set-up, stopped at exit.
+ */
+void sgxemu__tick_start(struct sgxemu_tcb *tcb);
+void sgxemu__tick_stop(struct sgxemu_tcb *tcb);
+uint64_t sgxemu__parse_tick(const char *v);
 int sgxemu__kick(struct sgxemu_enclave *e);
 struct sgxemu_tcb *sgxemu__tcb_of_slot(int slot);
 

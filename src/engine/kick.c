@@ -13,9 +13,18 @@
  * application never sees that signal (the engine reserves it: its handler
  * is never chained, sgxemu_sigaction() refuses it). A kick that lands in
  * host mode (the thread left meanwhile) is dropped.
+ *
+ * The same kick, from a per-thread timer, stands for the timer interrupt
+ * when SGXEMU_AEX_TICK asks for one (hardware takes an AEX at every
+ * interrupt; without it enclave code here sees AEXs only for signals and
+ * reclaimer kicks).
  */
 #include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "engine/engine.h"
@@ -63,4 +72,71 @@ int sgxemu__kick(struct sgxemu_enclave *e)
 		}
 	}
 	return n;
+}
+
+/*
+ * "4ms", "250us", "100000ns", "4" (milliseconds): the tick in
+ * nanoseconds, 0 for "0" or a malformed value. Below 100 us a thread
+ * would spend its time in AEXs, so such ticks are refused too.
+ */
+uint64_t sgxemu__parse_tick(const char *v)
+{
+	char *end;
+	unsigned long long n;
+	uint64_t ns;
+
+	if (!v || !*v)
+		return 0;
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	if (errno || end == v || n > 60000000000ULL)
+		return 0;
+	if (!*end || !strcmp(end, "ms"))
+		ns = (uint64_t)n * 1000000;
+	else if (!strcmp(end, "us"))
+		ns = (uint64_t)n * 1000;
+	else if (!strcmp(end, "ns"))
+		ns = (uint64_t)n;
+	else
+		return 0;
+	return ns >= 100000 ? ns : 0;
+}
+
+/*
+ * The timer runs on the thread's CPU time, so a thread that sleeps or
+ * waits in the kernel gets no ticks (it would not be in enclave mode
+ * either); a tick in host mode is a kick that finds the thread outside
+ * and is dropped. Threads the runtime made by a raw clone() (foreign
+ * TCBs) have no exit hook to stop a timer, so they get none.
+ */
+void sgxemu__tick_start(struct sgxemu_tcb *tcb)
+{
+	uint64_t ns = sgxemu__platform.aex_tick_ns;
+	struct sigevent sev;
+	struct itimerspec its;
+
+	if (!ns || tcb->foreign || tcb->tick_armed)
+		return;
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = SGXEMU_KICK_SIGNAL;
+	sev._sigev_un._tid = tcb->tid;	/* sigev_notify_thread_id */
+	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &tcb->tick))
+		return;
+	its.it_value.tv_sec = (time_t)(ns / 1000000000);
+	its.it_value.tv_nsec = (long)(ns % 1000000000);
+	its.it_interval = its.it_value;
+	if (timer_settime(tcb->tick, 0, &its, NULL)) {
+		timer_delete(tcb->tick);
+		return;
+	}
+	tcb->tick_armed = true;
+}
+
+void sgxemu__tick_stop(struct sgxemu_tcb *tcb)
+{
+	if (!tcb->tick_armed)
+		return;
+	timer_delete(tcb->tick);
+	tcb->tick_armed = false;
 }

@@ -168,6 +168,11 @@ static int platform_create(void)
 	sgxemu__platform.host_enclu = pending.host_enclu >= 0 ?
 		pending.host_enclu : env_flag("SGXEMU_HOST_ENCLU", 1);
 	sgxemu__platform.debug = env_flag("SGXEMU_DEBUG", 0);
+	v = getenv("SGXEMU_AEX_TICK");
+	sgxemu__platform.aex_tick_ns = sgxemu__parse_tick(v);
+	if (v && *v && strcmp(v, "0") && !sgxemu__platform.aex_tick_ns)
+		sgxemu__write_str("sgxemu: SGXEMU_AEX_TICK: not a tick of at "
+				  "least 100us (e.g. 4ms); no timer AEXs\n");
 	sgxemu__guard_init(sgxemu__platform.guard);
 	sgx_xsave_layout_init();
 	sgxemu__fault_style_init();

@@ -126,6 +126,7 @@ static void tcb_destroy(void *p)
 	if (!tcb || tcb->magic != TCB_MAGIC)
 		return;
 	n = tcb->slot;
+	sgxemu__tick_stop(tcb);
 	if (have_sud)
 		prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_OFF, 0, 0, 0);
 	if (raw_sigaltstack(&ss, NULL))
@@ -251,6 +252,7 @@ static struct sgxemu_tcb *tcb_setup(bool foreign)
 		pthread_setspecific(tcb_key, tcb);
 		tls_tcb = tcb;
 	}
+	sgxemu__tick_start(tcb);
 	return tcb;
 fail:
 	tcb->magic = 0;
@@ -297,8 +299,12 @@ int sgxemu__thread_tid(void)
 
 void sgxemu__thread_fork_child(void)
 {
-	if (tls_tcb && tls_tcb->magic == TCB_MAGIC)
+	if (tls_tcb && tls_tcb->magic == TCB_MAGIC) {
 		tls_tcb->tid = (int)syscall(SYS_gettid);
+		/* Timers are not inherited: the child's thread needs its own. */
+		tls_tcb->tick_armed = false;
+		sgxemu__tick_start(tls_tcb);
+	}
 }
 
 bool sgxemu__tcb_foreign(void)

@@ -12,7 +12,9 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "test.h"
@@ -99,6 +101,8 @@ static long interrupted_loop(struct sgxemu_enclave *e, uint64_t tcs,
 			usleep(500);
 		usleep(2000);
 	}
+	if (!signals)
+		usleep(300 * 1000);	/* SGXEMU_AEX_TICK's timer only */
 	stop_flag = 1;
 	pthread_join(t, NULL);
 	if (loop.ret || loop.run.exit_reason != SGXEMU_EXIT_EEXIT)
@@ -163,5 +167,46 @@ TEST(edeccssa_at_cssa_zero_is_gp)
 	REQUIRE_EQ(tu_call(&run, base + L_TCS1, AEXN_EDECCSSA, 0, 0, 0), 0);
 	CHECK_EQ(run.exit_reason, SGXEMU_EXIT_EXCEPTION);
 	CHECK_EQ(run.exception.vector, X86_TRAP_GP);
+	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
+}
+
+/*
+ * SGXEMU_AEX_TICK: a timer interrupt every tick of the thread's CPU time
+ * is an AEX, as hardware's timer tick is, so the enclave is notified with
+ * no signal sent. The platform reads the setting when it is created, so
+ * this test runs itself again in a process that has it.
+ */
+TEST(timer_tick_aexs_notify_without_signals)
+{
+	uint64_t base;
+	struct sgxemu_enclave *e;
+	pid_t pid;
+	int status;
+	long n;
+
+	if (!getenv("SGXEMU_AEX_TICK")) {
+		pid = fork();
+		REQUIRE(pid >= 0);
+		if (pid == 0) {
+			setenv("SGXEMU_AEX_TICK", "1ms", 1);
+			execl("/proc/self/exe", "test_aexnotify",
+			      "timer_tick_aexs_notify_without_signals",
+			      (char *)NULL);
+			_exit(127);
+		}
+		REQUIRE_EQ(waitpid(pid, &status, 0), pid);
+		CHECK(WIFEXITED(status));
+		CHECK_EQ(WEXITSTATUS(status), 0);
+		return;
+	}
+	e = load(&base, SGX_ATTR_AEXNOTIFY);
+	if (!e)
+		return;
+	n = interrupted_loop(e, base + L_TCS0, 1, 0);
+	printf("    %ld notifications from the tick in 300 ms\n", n);
+	CHECK(n >= 1);
+	CHECK_EQ(usr1, 0);
+	/* Without the frame's byte the ticks' AEXs resume plainly. */
+	CHECK_EQ(interrupted_loop(e, base + L_TCS0, 0, 0), 0);
 	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "engine/cpuid.h"
+#include "engine/engine.h"
 #include "engine/secrets.h"
 #include "cli.h"
 #include "commands.h"
@@ -27,6 +28,7 @@ static const char usage[] =
 	"MISCSELECT, the attributes and XFRM enclaves may use, launch-control\n"
 	"mode, the device files and the engine. Honours the same environment\n"
 	"as `sgxemu run` (SGXEMU_EPC_SIZE, SGXEMU_EPC_SECTIONS, SGXEMU_SGX2,\n"
+	"SGXEMU_AEXNOTIFY, SGXEMU_AEX_TICK,\n"
 	"SGXEMU_GUARD, SGXEMU_CPUID), and how host CPUID is made to answer\n"
 	"as this part there.\n"
 	"\n"
@@ -223,7 +225,7 @@ static void print_cpuid(void)
 static int info_main(int argc, char **argv)
 {
 	uint32_t r0[4], r1[4], rs[4];
-	uint64_t attrs, xfrm, total = 0;
+	uint64_t attrs, xfrm, total = 0, tick;
 	struct sgx_cpu *cpu;
 	int ret;
 
@@ -314,6 +316,14 @@ static int info_main(int argc, char **argv)
 	printf("engine:           native (enclave code runs on the host thread; "
 	       "each ENCLU is the host's trap below); guard mode %s\n",
 	       sgxemu_guard() ? "on" : "off");
+	tick = sgxemu__parse_tick(getenv("SGXEMU_AEX_TICK"));
+	if (tick)
+		printf("AEX tick:         every %llu us of a thread's CPU time "
+		       "(the timer interrupt's AEX)\n",
+		       (unsigned long long)(tick / 1000));
+	else
+		printf("AEX tick:         none (AEXs only for signals and "
+		       "reclaimer kicks; --aex-tick 4ms for hardware's)\n");
 	print_trap();
 	print_cpuid();
 	print_fsgsbase();

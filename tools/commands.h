@@ -16,5 +16,25 @@ extern const struct cli_command cmd_info;
 extern const struct cli_command cmd_audit;
 extern const struct cli_command cmd_quote;
 extern const struct cli_command cmd_attest;
+extern const struct cli_command cmd_gdb;
+
+/*
+ * What `sgxemu run` and `sgxemu gdb` share (run.c). run_options() reads
+ * run's options from argv[*idx] on, setting the environment variables
+ * they stand for; @extra, if given, sees each option first and returns
+ * RUN_OPT_NOT_MINE, RUN_OPT_TAKEN (it moved *i past its arguments) or an
+ * exit status. Returns -1 with *idx at PROG, or an exit status.
+ */
+#define RUN_OPT_NOT_MINE	(-1)
+#define RUN_OPT_TAKEN		(-2)
+typedef int (*run_extra_fn)(int argc, char **argv, int *i, void *ctx);
+int run_options(int argc, char **argv, int *idx, const char **lib,
+		run_extra_fn extra, void *ctx);
+/* The shim's absolute path into @shim (PATH_MAX): --lib's, or found as
+ * run_find_file() finds it. -1, or an exit status after a message. */
+int run_shim_path(const char *lib, char *shim);
+int run_find_file(const char *name, const char *installed, char *out);
+/* "SHIM[:$LD_PRELOAD]", malloc'd, or NULL after a message. */
+char *run_preload_value(const char *shim);
 
 #endif /* SGXEMU_TOOLS_COMMANDS_H */

@@ -14,6 +14,7 @@ static const struct cli_command *const commands[] = {
 	&cmd_measure,
 	&cmd_dump,
 	&cmd_run,
+	&cmd_gdb,
 	&cmd_info,
 	&cmd_audit,
 	&cmd_attest,

@@ -67,23 +67,24 @@ static int self_dir(char *buf, size_t len)
 	return 0;
 }
 
-static int find_shim(char *out, size_t len)
+/*
+ * @name next to this binary (the build tree) or in @installed relative to
+ * it (an installed bin/sgxemu finds ../lib/sgxemu/ and ../share/sgxemu/),
+ * as an absolute path in @out (PATH_MAX bytes). 0, or -1 if neither.
+ */
+int run_find_file(const char *name, const char *installed, char *out)
 {
-	static const char *const rel[] = {
-		"libsgxemu.so", "../lib/sgxemu/libsgxemu.so",
-	};
 	char dir[PATH_MAX];
 
 	if (self_dir(dir, sizeof(dir)))
 		return -1;
-	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-		char path[PATH_MAX * 2];
+	for (int i = 0; i < 2; i++) {
+		char path[PATH_MAX * 3];
 
-		snprintf(path, sizeof(path), "%s%s", dir, rel[i]);
-		if (!access(path, R_OK) && realpath(path, out)) {
-			(void)len;
+		snprintf(path, sizeof(path), "%s%s%s", dir,
+			 i ? installed : "", name);
+		if (!access(path, R_OK) && realpath(path, out))
 			return 0;
-		}
 	}
 	return -1;
 }
@@ -174,13 +175,12 @@ static void warn_if_static(const char *prog)
 	close(fd);
 }
 
-static int run_main(int argc, char **argv)
+int run_options(int argc, char **argv, int *idx, const char **lib,
+		run_extra_fn extra, void *ctx)
 {
-	char shim[PATH_MAX] = "";
-	const char *lib = NULL;
 	int i;
 
-	for (i = 1; i < argc; i++) {
+	for (i = *idx; i < argc; i++) {
 		const char *a = argv[i];
 
 		if (a[0] != '-')
@@ -189,10 +189,15 @@ static int run_main(int argc, char **argv)
 			i++;
 			break;
 		}
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(usage, stdout);
-			return CLI_EXIT_OK;
-		} else if (!strcmp(a, "--guard")) {
+		if (extra) {
+			int r = extra(argc, argv, &i, ctx);
+
+			if (r == RUN_OPT_TAKEN)
+				continue;
+			if (r >= 0)
+				return r;
+		}
+		if (!strcmp(a, "--guard")) {
 			setenv("SGXEMU_GUARD", "1", 1);
 		} else if (!strcmp(a, "--no-sgx2")) {
 			setenv("SGXEMU_SGX2", "0", 1);
@@ -258,49 +263,86 @@ static int run_main(int argc, char **argv)
 			lsm_policy_free(&pol);
 			setenv("SGXEMU_POLICY", realpath(v, abs) ? abs : v, 1);
 		} else if (!strcmp(a, "--lib") || !strncmp(a, "--lib=", 6)) {
-			lib = a[5] == '=' ? a + 6 : (i + 1 < argc ? argv[++i] : NULL);
-			if (!lib) {
+			*lib = a[5] == '=' ? a + 6 : (i + 1 < argc ? argv[++i] : NULL);
+			if (!*lib) {
 				cli_error("--lib needs a path");
 				return CLI_EXIT_USAGE;
 			}
 		} else {
-			cli_error("unknown option '%s' (try 'sgxemu run --help')", a);
+			cli_error("unknown option '%s' (try 'sgxemu %s --help')", a,
+				  argv[0]);
 			return CLI_EXIT_USAGE;
 		}
 	}
 	if (i >= argc) {
-		cli_error("no program to run (try 'sgxemu run --help')");
+		cli_error("no program to run (try 'sgxemu %s --help')", argv[0]);
 		return CLI_EXIT_USAGE;
 	}
+	*idx = i;
+	return -1;
+}
+
+int run_shim_path(const char *lib, char *shim)
+{
 	if (lib) {
 		if (access(lib, R_OK) || !realpath(lib, shim)) {
 			cli_error("cannot use %s: %s", lib, strerror(errno));
 			return CLI_EXIT_FAIL;
 		}
-	} else if (find_shim(shim, sizeof(shim))) {
+	} else if (run_find_file("libsgxemu.so", "../lib/sgxemu/", shim)) {
 		cli_error("libsgxemu.so not found next to this sgxemu nor in "
 			  "../lib/sgxemu/ (build it with make, or pass --lib)");
 		return CLI_EXIT_FAIL;
 	}
+	return -1;
+}
+
+char *run_preload_value(const char *shim)
+{
 	/* Keep the program's own preloads, after ours. */
-	{
-		const char *old = getenv("LD_PRELOAD");
-		char *val;
+	const char *old = getenv("LD_PRELOAD");
+	size_t n = strlen(shim) + (old ? strlen(old) : 0) + 2;
+	char *val = malloc(n);
 
-		if (old && *old) {
-			size_t n = strlen(shim) + strlen(old) + 2;
-
-			val = malloc(n);
-			if (!val) {
-				cli_error("out of memory");
-				return CLI_EXIT_FAIL;
-			}
-			snprintf(val, n, "%s:%s", shim, old);
-		} else {
-			val = shim;
-		}
-		setenv("LD_PRELOAD", val, 1);
+	if (!val) {
+		cli_error("out of memory");
+		return NULL;
 	}
+	if (old && *old)
+		snprintf(val, n, "%s:%s", shim, old);
+	else
+		snprintf(val, n, "%s", shim);
+	return val;
+}
+
+static int run_help(int argc, char **argv, int *i, void *ctx)
+{
+	(void)argc;
+	(void)ctx;
+	if (!strcmp(argv[*i], "-h") || !strcmp(argv[*i], "--help")) {
+		fputs(usage, stdout);
+		return CLI_EXIT_OK;
+	}
+	return RUN_OPT_NOT_MINE;
+}
+
+static int run_main(int argc, char **argv)
+{
+	char shim[PATH_MAX] = "";
+	const char *lib = NULL;
+	char *val;
+	int i = 1, r;
+
+	r = run_options(argc, argv, &i, &lib, run_help, NULL);
+	if (r < 0)
+		r = run_shim_path(lib, shim);
+	if (r >= 0)
+		return r;
+	val = run_preload_value(shim);
+	if (!val)
+		return CLI_EXIT_FAIL;
+	setenv("LD_PRELOAD", val, 1);
+	free(val);
 	warn_if_static(argv[i]);
 	execvp(argv[i], &argv[i]);
 	cli_error("cannot run %s: %s", argv[i], strerror(errno));

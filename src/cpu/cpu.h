@@ -193,6 +193,15 @@ int sgx_einit(struct sgx_cpu *cpu, const struct sgx_sigstruct *sigstruct,
 int sgx_eremove(struct sgx_cpu *cpu, void *epc_page);
 int sgx_edbgrd(struct sgx_cpu *cpu, void *epc_addr, uint64_t *data);
 int sgx_edbgwr(struct sgx_cpu *cpu, void *epc_addr, uint64_t data);
+/*
+ * EDBGRD's (@write false) or EDBGWR's checks on the qword at page offset
+ * @off of the page @epcm describes, whose enclave has @secs_attributes
+ * (SECS.ATTRIBUTES.FLAGS): 0, SGX_GP, SGX_PF or SGX_PAGE_NOT_DEBUGGABLE.
+ * The leaves use it on their own EPCM; a debugger's access hook
+ * (src/dbg/) on a copy of another process's entry.
+ */
+int sgx_edbg_rules(const struct sgx_epcm_entry *epcm, uint64_t secs_attributes,
+		   uintptr_t off, bool write);
 
 /* ENCLS leaves of EPC paging (etrack.c, eblock.c, epa.c, ewb.c, eldu.c). */
 int sgx_epa(struct sgx_cpu *cpu, uint64_t page_type, void *epc_page);

@@ -9,25 +9,11 @@
 
 #include "cpu/internal.h"
 
-/*
- * The checks both leaves share, in the SDM's order. Returns 0 with @epcm
- * set, or the fault/code. @write selects EDBGWR's narrower rules: VA pages
- * are not writable, and in a TCS only the FLAGS qword is. Caller holds
- * cpu->lock.
- */
-static int edbg_check(struct sgx_cpu *cpu, void *addr, bool write,
-		      struct sgx_epcm_entry **epcmp)
+int sgx_edbg_rules(const struct sgx_epcm_entry *epcm, uint64_t secs_attributes,
+		   uintptr_t off, bool write)
 {
-	struct sgx_epcm_entry *epcm;
-	uintptr_t off = (uintptr_t)addr & (SGX_PAGE_SIZE - 1);
-	long index;
-
-	if (!sgx_aligned(addr, 8))
+	if (off & 7)
 		return SGX_GP;
-	index = sgx_epc_index(cpu, addr);
-	if (index < 0)
-		return SGX_PF;
-	epcm = &cpu->epcm[index];
 	if (!epcm->valid)
 		return SGX_PF;
 	if (epcm->page_type != SGX_PT_REG && epcm->page_type != SGX_PT_TCS &&
@@ -38,14 +24,39 @@ static int edbg_check(struct sgx_cpu *cpu, void *addr, bool write,
 	if (epcm->page_type == SGX_PT_TCS &&
 	    (write ? off != offsetof(struct sgx_tcs, flags) : off >= SGX_TCS_LIMIT))
 		return SGX_GP;
-	if (epcm->page_type != SGX_PT_VA) {
+	if (epcm->page_type != SGX_PT_VA && !(secs_attributes & SGX_ATTR_DEBUG))
+		return SGX_GP;
+	return 0;
+}
+
+/*
+ * The checks both leaves share, in the SDM's order. Returns 0 with @epcm
+ * set, or the fault/code. Caller holds cpu->lock.
+ */
+static int edbg_check(struct sgx_cpu *cpu, void *addr, bool write,
+		      struct sgx_epcm_entry **epcmp)
+{
+	struct sgx_epcm_entry *epcm;
+	uint64_t attrs = 0;
+	long index;
+	int ret;
+
+	if (!sgx_aligned(addr, 8))
+		return SGX_GP;
+	index = sgx_epc_index(cpu, addr);
+	if (index < 0)
+		return SGX_PF;
+	epcm = &cpu->epcm[index];
+	if (epcm->valid && epcm->page_type != SGX_PT_VA) {
 		const struct sgx_secs *secs = sgx_epc_page(cpu, epcm->secs);
 
-		if (!(secs->attributes.flags & SGX_ATTR_DEBUG))
-			return SGX_GP;
+		attrs = secs->attributes.flags;
 	}
-	*epcmp = epcm;
-	return 0;
+	ret = sgx_edbg_rules(epcm, attrs,
+			     (uintptr_t)addr & (SGX_PAGE_SIZE - 1), write);
+	if (!ret)
+		*epcmp = epcm;
+	return ret;
 }
 
 int sgx_edbgrd(struct sgx_cpu *cpu, void *epc_addr, uint64_t *data)

@@ -386,6 +386,11 @@ int sgxemu__fsgsbase_decode(const uint8_t *b, size_t n,
 int sgxemu__fsgsbase_emulate(ucontext_t *uc, sgxemu_read_fn read, void *ctx,
 			     uint64_t *fs, uint64_t *gs);
 
+/* debugger.c: the page a debugger finds this process's processor by, and
+ * the function sgxemu.gdb stops at for a signal the program gets. */
+void sgxemu__debug_publish(struct sgx_cpu *cpu);
+void sgxemu_debug_signal(int signo, siginfo_t *info, void *ucontext);
+
 /* map.c */
 /* e->host_map: not known (a mapping of the program's), an anonymous
  * PROT_NONE page of the engine's, the page's own EPC page. */

@@ -188,6 +188,7 @@ static int platform_create(void)
 	ret = sgxemu__signals_init();
 	if (ret)
 		goto fail;
+	sgxemu__debug_publish(&sgxemu__platform.cpu);
 	return 0;
 fail:
 	sgx_cpu_destroy(&sgxemu__platform.cpu);

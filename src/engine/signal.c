@@ -289,6 +289,10 @@ void sgxemu__chain(int signo, siginfo_t *info, ucontext_t *uc, bool fault)
 	a = app_act[signo];
 	if (a.sa_handler == SIG_IGN && !fault)
 		return;
+	/* The signals sgxemu.gdb lets pass silently: a debugger stops here. */
+	if (signo == SIGILL || signo == SIGSEGV || signo == SIGBUS ||
+	    signo == SIGSYS)
+		sgxemu_debug_signal(signo, info, uc);
 	if (a.sa_handler == SIG_DFL || a.sa_handler == SIG_IGN) {
 		if (!fault && default_ignores(signo))
 			return;

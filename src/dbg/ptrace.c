@@ -1,0 +1,521 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libsgxemu_ptrace.so: the Linux SGX driver's debugger-access hook
+ * (linux-driver-facts.md §8.4, sgx_vma_access), run on the debugger's side.
+ *
+ * Preloaded into the debugger (`sgxemu gdb` does it), never into the
+ * debugged program. On Linux, ptrace PEEK/POKE and /proc/PID/mem reach an
+ * enclave VMA through the driver's hook: only enclaves with
+ * ATTRIBUTES.DEBUG, word by word through EDBGRD/EDBGWR, whatever the page
+ * protections (so a debugger can write a breakpoint into code). Under
+ * sgxemu the host kernel sees ELRANGE as shared mappings of the EPC memfd
+ * with EPCM AND VMA protections: it would refuse a debugger's write to a
+ * code page (EIO: no forced write to a shared read-only mapping) and let it
+ * read any enclave. The host kernel cannot be changed, so the debugger's
+ * calls are:
+ *  - ptrace(PTRACE_PEEK/POKE{TEXT,DATA}) and pread/pwrite on a
+ *    /proc/PID[/task/TID]/mem descriptor, for addresses inside an
+ *    enclave of a process that published itself (src/engine/debugger.c),
+ *    carried out here with the hook's rules, the EDBGRD/EDBGWR checks
+ *    being the processor model's own (sgx_edbg_rules), on the processor's
+ *    own read-write mapping of the EPC page in that process: the enclave's
+ *    mapping keeps its permissions, so a breakpoint in an R-X page does
+ *    not make it writable for enclave code;
+ *  - everything else passed to the real functions unchanged, and an
+ *    access that spans an enclave and other memory split at the boundary,
+ *    as the kernel splits it at VMA boundaries.
+ * What the user-visible errno is follows the kernel: the hook's EFAULT and
+ * EIO both reach ptrace and /proc/PID/mem as EIO; a /proc/PID/mem access
+ * returns the bytes of the pages done before the failing one.
+ *
+ * Not done here (docs/guide.md, "Debugging enclaves"): an evicted page is
+ * refused instead of reloaded (reloading is the debugged process's work,
+ * and it is stopped); the hook's VMA-permission check (§8.1 step 3.2).
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/types.h>
+#include <sys/user.h>
+#include <unistd.h>
+
+#include "cpu/cpu.h"
+#include "engine/debugger.h"
+
+/* The real functions. */
+static ssize_t real_pread(int fd, void *buf, size_t n, off_t off)
+{
+	static ssize_t (*fn)(int, void *, size_t, off_t);
+
+	if (!fn)
+		fn = (ssize_t (*)(int, void *, size_t, off_t))dlsym(RTLD_NEXT, "pread64");
+	return fn(fd, buf, n, off);
+}
+
+static ssize_t real_pwrite(int fd, const void *buf, size_t n, off_t off)
+{
+	static ssize_t (*fn)(int, const void *, size_t, off_t);
+
+	if (!fn)
+		fn = (ssize_t (*)(int, const void *, size_t, off_t))dlsym(RTLD_NEXT, "pwrite64");
+	return fn(fd, buf, n, off);
+}
+
+static long real_ptrace(int req, pid_t pid, void *addr, void *data)
+{
+	static long (*fn)(int, ...);
+
+	if (!fn)
+		fn = (long (*)(int, ...))dlsym(RTLD_NEXT, "ptrace");
+	return fn(req, pid, addr, data);
+}
+
+/* Exactly @n bytes of the tracee at @addr through its mem file. */
+static bool tracee_read(int fd, uint64_t addr, void *buf, size_t n)
+{
+	return addr <= (uint64_t)INT64_MAX &&
+	       real_pread(fd, buf, n, (off_t)addr) == (ssize_t)n;
+}
+
+static bool tracee_write(int fd, uint64_t addr, const void *buf, size_t n)
+{
+	return real_pwrite(fd, buf, n, (off_t)addr) == (ssize_t)n;
+}
+
+/*
+ * Where @pid published its processor: the start of its
+ * "/memfd:sgxemu-debug" mapping, 0 if it has none (not under sgxemu, or
+ * no enclave device used yet). One entry per process is remembered; the
+ * magic is checked at every use, so an exec or a new process of the same
+ * id is noticed.
+ */
+static uint64_t find_desc(pid_t pid, bool refresh)
+{
+	static pid_t cached_pid;
+	static uint64_t cached;
+	char path[64], line[512];
+	uint64_t found = 0;
+	FILE *f;
+
+	if (pid == cached_pid && cached && !refresh)
+		return cached;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long lo;
+
+		if (strstr(line, "/memfd:" SGXEMU_DEBUG_MEMFD " ") &&
+		    sscanf(line, "%llx-", &lo) == 1) {
+			found = lo;
+			break;
+		}
+	}
+	fclose(f);
+	cached_pid = pid;
+	cached = found;
+	return found;
+}
+
+/* What the hook needs of one enclave, read from the tracee. */
+struct encl_view {
+	uint64_t base, size;
+	uint64_t pages;		/* tracee address of ctl->pages */
+	uint64_t attributes;	/* SECS.ATTRIBUTES.FLAGS */
+	uint64_t epc, epcm;	/* tracee addresses of the EPC and EPCM */
+	size_t   nr_pages;
+};
+
+/*
+ * The processor of the tracee and the enclave holding @addr: 1 with @v
+ * filled in; 0 if @addr is in no enclave, with *next the lowest enclave
+ * base above it (or ~0); -1 if the tracee published nothing usable.
+ */
+static int find_enclave_d(int fd, pid_t pid, uint64_t addr,
+			  struct encl_view *v, uint64_t *next,
+			  struct sgxemu_debug_desc *dp)
+{
+	struct sgxemu_debug_desc d;
+	struct sgx_cpu cpu;
+	struct sgx_encl_ctl ctl;
+	uint64_t at, desc = find_desc(pid, false);
+	int guard = 0;
+
+	*next = ~0ULL;
+	if (desc && (!tracee_read(fd, desc, &d, sizeof(d)) ||
+		     memcmp(d.magic, SGXEMU_DEBUG_MAGIC, sizeof(d.magic))))
+		desc = find_desc(pid, true);	/* exec'd, or another process */
+	if (!desc || !tracee_read(fd, desc, &d, sizeof(d)) ||
+	    memcmp(d.magic, SGXEMU_DEBUG_MAGIC, sizeof(d.magic)) ||
+	    d.version != SGXEMU_DEBUG_VERSION ||
+	    d.cpu_size != sizeof(struct sgx_cpu) ||
+	    d.epcm_size != sizeof(struct sgx_epcm_entry) ||
+	    d.ctl_size != sizeof(struct sgx_encl_ctl) ||
+	    !tracee_read(fd, d.cpu, &cpu, sizeof(cpu)))
+		return -1;
+	if (dp)
+		*dp = d;
+	/* The list is the processor's (cpu->enclaves); bounded, since a
+	 * running tracee may be changing it under us. */
+	for (at = (uint64_t)(uintptr_t)cpu.enclaves; at && guard < 65536;
+	     at = (uint64_t)(uintptr_t)ctl.next, guard++) {
+		if (!tracee_read(fd, at, &ctl, sizeof(ctl)))
+			return -1;
+		if (addr >= ctl.base && addr - ctl.base < ctl.size) {
+			uint64_t secs = (uint64_t)(uintptr_t)cpu.epc +
+					((uint64_t)ctl.secs_index << SGX_PAGE_SHIFT);
+
+			v->base = ctl.base;
+			v->size = ctl.size;
+			v->pages = (uint64_t)(uintptr_t)ctl.pages;
+			v->epc = (uint64_t)(uintptr_t)cpu.epc;
+			v->epcm = (uint64_t)(uintptr_t)cpu.epcm;
+			v->nr_pages = cpu.nr_pages;
+			if (!tracee_read(fd, secs + offsetof(struct sgx_secs,
+							     attributes.flags),
+					 &v->attributes, sizeof(v->attributes)))
+				return -1;
+			return 1;
+		}
+		if (ctl.base > addr && ctl.base < *next)
+			*next = ctl.base;
+	}
+	return 0;
+}
+
+static int find_enclave(int fd, pid_t pid, uint64_t addr, struct encl_view *v,
+			uint64_t *next)
+{
+	return find_enclave_d(fd, pid, addr, v, next, NULL);
+}
+
+/*
+ * The hook on [addr, addr + len), which lies in one page of enclave @v:
+ * 0 or -errno, all or nothing, as sgx_vma_access.
+ */
+static int hook_page(int fd, const struct encl_view *v, uint64_t addr,
+		     uint8_t *buf, size_t len, bool write)
+{
+	struct sgx_epcm_entry m;
+	uint64_t epc_page;
+	uint32_t idx;
+	size_t done = 0;
+
+	if (!(v->attributes & SGX_ATTR_DEBUG))
+		return -EFAULT;
+	if (!tracee_read(fd, v->pages + ((addr - v->base) >> SGX_PAGE_SHIFT) *
+			 sizeof(uint32_t), &idx, sizeof(idx)))
+		return -EFAULT;
+	/* No page, or one evicted (not reloaded here). */
+	if (!idx || idx > v->nr_pages)
+		return -EFAULT;
+	if (!tracee_read(fd, v->epcm + (uint64_t)(idx - 1) * sizeof(m), &m,
+			 sizeof(m)))
+		return -EFAULT;
+	epc_page = v->epc + ((uint64_t)(idx - 1) << SGX_PAGE_SHIFT);
+	while (done < len) {
+		uint64_t a = addr + done, off = a & (SGX_PAGE_SIZE - 1) & ~7ULL;
+		size_t in = a & 7, n = len - done < 8 - in ? len - done : 8 - in;
+		uint64_t word;
+		int r = sgx_edbg_rules(&m, v->attributes, off, false);
+
+		/* PAGE_NOT_DEBUGGABLE is invisible to the kernel (§0.4):
+		 * the read "succeeds" with whatever RBX held, here 0, and a
+		 * write is not done. */
+		if (r == SGX_PAGE_NOT_DEBUGGABLE) {
+			if (!write)
+				memset(buf + done, 0, n);
+			done += n;
+			continue;
+		}
+		if (r || !tracee_read(fd, epc_page + off, &word, sizeof(word)))
+			return -EIO;
+		if (write) {
+			if (sgx_edbg_rules(&m, v->attributes, off, true))
+				return -EIO;
+			memcpy((uint8_t *)&word + in, buf + done, n);
+			if (!tracee_write(fd, epc_page + off, &word, sizeof(word)))
+				return -EIO;
+		} else {
+			memcpy(buf + done, (uint8_t *)&word + in, n);
+		}
+		done += n;
+	}
+	return 0;
+}
+
+/*
+ * /proc/PID/mem semantics over [addr, addr + len): enclave parts through
+ * the hook a page at a time, the rest through the real call; the bytes
+ * done before the first failure, or -1 with errno (EIO for the hook's
+ * refusals, as the kernel's mem_rw turns them). -2: @pid has published
+ * nothing, the caller does the whole access itself.
+ */
+static ssize_t mem_access(int fd, pid_t pid, uint64_t addr, uint8_t *buf,
+			  size_t len, bool write)
+{
+	size_t done = 0;
+	int err = 0;
+
+	while (done < len) {
+		uint64_t a = addr + done, next;
+		struct encl_view v;
+		int in = find_enclave(fd, pid, a, &v, &next);
+		size_t n = len - done;
+
+		if (in < 0) {
+			if (!done)
+				return -2;
+			in = 0;
+			next = ~0ULL;
+		}
+		if (in) {
+			uint64_t end = (a | (SGX_PAGE_SIZE - 1)) + 1;
+
+			if (n > end - a)
+				n = end - a;
+			if (hook_page(fd, &v, a, buf + done, n, write)) {
+				err = EIO;
+				break;
+			}
+		} else {
+			ssize_t r;
+
+			if (next != ~0ULL && n > next - a)
+				n = next - a;
+			r = write ? real_pwrite(fd, buf + done, n, (off_t)a) :
+				    real_pread(fd, buf + done, n, (off_t)a);
+			if (r <= 0) {
+				err = r < 0 ? errno : 0;
+				break;
+			}
+			if ((size_t)r < n) {
+				done += (size_t)r;
+				break;
+			}
+		}
+		done += n;
+	}
+	if (!done && err) {
+		errno = err;
+		return -1;
+	}
+	return (ssize_t)done;
+}
+
+/* The process whose memory @fd is (/proc/PID/mem, /proc/PID/task/TID/mem),
+ * or 0. */
+static pid_t mem_fd_pid(int fd)
+{
+	char link[64], target[128];
+	ssize_t n;
+	int pid, tid, end = 0;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n <= 0)
+		return 0;
+	target[n] = 0;
+	if (sscanf(target, "/proc/%d/mem%n", &pid, &end) == 1 && end == n)
+		return pid;
+	end = 0;
+	if (sscanf(target, "/proc/%d/task/%d/mem%n", &pid, &tid, &end) == 2 &&
+	    end == n)
+		return tid;
+	return 0;
+}
+
+static ssize_t rw_hooked(int fd, void *buf, size_t n, off_t off, bool write)
+{
+	pid_t pid = mem_fd_pid(fd);
+	ssize_t r;
+
+	if (!pid || off < 0)
+		return -2;
+	r = mem_access(fd, pid, (uint64_t)off, buf, n, write);
+	if (getenv("SGXEMU_PTRACE_TRACE"))
+		fprintf(stderr, "[ptrace.so %s pid %d %#llx+%zu -> %zd]\n",
+			write ? "W" : "R", pid, (unsigned long long)off, n, r);
+	return r;
+}
+
+ssize_t pread64(int fd, void *buf, size_t n, off_t off)
+{
+	ssize_t r = rw_hooked(fd, buf, n, off, false);
+
+	return r == -2 ? real_pread(fd, buf, n, off) : r;
+}
+
+ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off)
+{
+	ssize_t r = rw_hooked(fd, (void *)buf, n, off, true);
+
+	return r == -2 ? real_pwrite(fd, buf, n, off) : r;
+}
+
+ssize_t pread(int fd, void *buf, size_t n, off_t off)
+{
+	return pread64(fd, buf, n, off);
+}
+
+ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
+{
+	return pwrite64(fd, buf, n, off);
+}
+
+/*
+ * PEEK/POKE of one word: the kernel's ptrace_access_vm, which wants the
+ * whole word (anything short is EIO).
+ */
+static int peek_poke(pid_t pid, bool write, uint64_t addr, long *word)
+{
+	char path[64];
+	ssize_t r;
+	int fd, err;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -2;
+	r = mem_access(fd, pid, addr, (uint8_t *)word, sizeof(*word), write);
+	err = errno;
+	close(fd);
+	if (r == -2)
+		return -2;
+	if (r != (ssize_t)sizeof(*word))
+		return r < 0 && err != EIO ? -err : -EIO;
+	return 0;
+}
+
+/*
+ * The FS base libthread_db should see for thread @tid whose real one is
+ * @fs: the host's saved in its control block while it is stopped in
+ * enclave mode (debugger.h), else @fs.
+ */
+static uint64_t host_fs_of(pid_t tid, uint64_t fs)
+{
+	struct sgxemu_debug_desc d;
+	struct encl_view v;
+	uint64_t next;
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fs;
+	if (find_enclave_d(fd, tid, fs, &v, &next, &d) == 1 && d.tcb_base) {
+		for (uint32_t i = 0; i < d.nr_slots; i++) {
+			uint64_t tcb = d.tcb_base + (uint64_t)i * d.slot_size;
+			uint64_t host = 0;
+			int t = 0;
+
+			if (tracee_read(fd, tcb + d.tcb_tid_off, &t, sizeof(t)) &&
+			    t == tid &&
+			    tracee_read(fd, tcb + d.tcb_host_fs_off, &host,
+					sizeof(host)) && host) {
+				fs = host;
+				break;
+			}
+		}
+	}
+	close(fd);
+	return fs;
+}
+
+long ptrace(enum __ptrace_request req, ...)
+{
+	va_list ap;
+	pid_t pid;
+	void *addr, *data;
+	long word;
+	int r;
+
+	va_start(ap, req);
+	pid = va_arg(ap, pid_t);
+	addr = va_arg(ap, void *);
+	data = va_arg(ap, void *);
+	va_end(ap);
+	switch ((int)req) {
+	case PTRACE_PEEKTEXT:
+	case PTRACE_PEEKDATA:
+		r = peek_poke(pid, false, (uint64_t)(uintptr_t)addr, &word);
+		if (r == -2)
+			break;
+		if (r) {
+			errno = -r;
+			return -1;
+		}
+		errno = 0;	/* glibc's PEEK contract: -1 may be data */
+		return word;
+	case PTRACE_POKETEXT:
+	case PTRACE_POKEDATA:
+		word = (long)(uintptr_t)data;
+		r = peek_poke(pid, true, (uint64_t)(uintptr_t)addr, &word);
+		if (r == -2)
+			break;
+		if (r) {
+			errno = -r;
+			return -1;
+		}
+		return 0;
+	case PTRACE_PEEKUSER:
+		if ((uintptr_t)addr == offsetof(struct user_regs_struct, fs_base)) {
+			long fs = real_ptrace((int)req, pid, addr, data);
+
+			if (errno)
+				return fs;
+			fs = (long)host_fs_of(pid, (uint64_t)fs);
+			errno = 0;
+			return fs;
+		}
+		break;
+	default:
+		break;
+	}
+	/* glibc's own ptrace passes a word of its own for PEEK results. */
+	return real_ptrace((int)req, pid, addr, data);
+}
+
+/*
+ * For gdb only: drop this library from LD_PRELOAD before gdb copies its
+ * environment for the programs it starts (sgxemu gdb sets theirs through
+ * exec-wrapper).
+ */
+__attribute__((constructor)) static void unpreload(void)
+{
+	const char *pre = getenv("LD_PRELOAD");
+	char *copy, *out, *tok, *save = NULL;
+
+	if (!pre || !strstr(pre, "libsgxemu_ptrace.so"))
+		return;
+	copy = strdup(pre);
+	out = calloc(1, strlen(pre) + 1);
+	if (!copy || !out) {
+		free(copy);
+		free(out);
+		return;
+	}
+	for (tok = strtok_r(copy, ": ", &save); tok;
+	     tok = strtok_r(NULL, ": ", &save)) {
+		if (strstr(tok, "libsgxemu_ptrace.so"))
+			continue;
+		if (*out)
+			strcat(out, ":");
+		strcat(out, tok);
+	}
+	if (*out)
+		setenv("LD_PRELOAD", out, 1);
+	else
+		unsetenv("LD_PRELOAD");
+	free(copy);
+	free(out);
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The debugger's view of this process (debugger.h, docs/guide.md
+ * "Debugging enclaves").
+ *
+ * On Linux a debugger reaches enclave memory through the driver's access
+ * hook (linux-driver-facts.md §8.4): it is the kernel, not the debugged
+ * program, that consults the enclave's state. Here that state lives in
+ * this process, so it is published where a debugger can find it without
+ * running any of our code: a one-page memfd whose name shows in
+ * /proc/PID/maps, holding the processor's address. The debugger's side
+ * (src/dbg/ptrace.c) reads the rest through /proc/PID/mem while the
+ * process is stopped.
+ */
+#include <stddef.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "engine/debugger.h"
+#include "engine/engine.h"
+
+void sgxemu__debug_publish(struct sgx_cpu *cpu)
+{
+	struct sgxemu_debug_desc *d;
+	int fd = memfd_create(SGXEMU_DEBUG_MEMFD, MFD_CLOEXEC);
+
+	if (fd < 0)
+		return;		/* no debugger support: nothing else changes */
+	if (ftruncate(fd, 4096) == 0) {
+		d = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (d != MAP_FAILED) {
+			d->version = SGXEMU_DEBUG_VERSION;
+			d->cpu_size = sizeof(struct sgx_cpu);
+			d->epcm_size = sizeof(struct sgx_epcm_entry);
+			d->ctl_size = sizeof(struct sgx_encl_ctl);
+			d->cpu = (uint64_t)(uintptr_t)cpu;
+			d->tcb_base = sgxemu__alt_base;
+			d->slot_size = SLOT_SIZE;
+			d->nr_slots = NR_SLOTS;
+			d->tcb_tid_off = offsetof(struct sgxemu_tcb, tid);
+			d->tcb_in_enclave_off =
+				offsetof(struct sgxemu_tcb, in_enclave);
+			d->tcb_host_fs_off = offsetof(struct sgxemu_tcb, host_fs);
+			/* The magic last: a half-written page is no page. */
+			__atomic_thread_fence(__ATOMIC_RELEASE);
+			memcpy(d->magic, SGXEMU_DEBUG_MAGIC, sizeof(d->magic));
+		}
+	}
+	close(fd);
+}
+
+/*
+ * Called with the signal the program is about to get (its handler, or
+ * its default action) for the signals sgxemu.gdb tells gdb to pass
+ * silently, because the engine takes most of them for itself. gdb stops
+ * here instead (sgxemu.gdb breaks on this function), so a real fault of
+ * the program still stops the debugger; `bt` shows the faulting frame
+ * beyond the signal frame. Never inlined, never optimised away.
+ */
+__attribute__((noinline, used)) void sgxemu_debug_signal(int signo,
+							siginfo_t *info,
+							void *ucontext)
+{
+	__asm__ volatile("" : : "r"(signo), "r"(info), "r"(ucontext) : "memory");
+}

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: MIT
+/*
+ * An SGX host program for the debugger tests (tests/integration/
+ * test_gdb.sh, test_debugger.c): the mainline API and the vDSO entry, as
+ * a runtime uses them under `sgxemu run`, with the debugger test enclave
+ * (tests/enclaves/dbg_encl.c, layout.h) loaded from its flat image.
+ *
+ *   dbg_host [--nodebug] [--threads] [--wait] [--crash] KEY.pem ENCL.bin
+ *
+ * After loading it calls dbg_enclave_loaded(base), where a debugger adds
+ * the enclave's symbols (add-symbol-file dbg_encl.elf -o $rdi). Then:
+ * three DBG_CMD_COMPUTE calls on TCS 0, checked; with --threads a second
+ * thread spins in the enclave on TCS 1 meanwhile. --wait prints
+ * "base 0x..." and waits for end of input before the calls (the ptrace
+ * tests look at the enclave then). Exit 0 and "dbg_host: ok" if every
+ * result is right; --crash then writes through a null pointer.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "test.h"
+#include "encl_util.h"
+#include "shim_encl.h"
+#include "dbg_encl.h"
+
+static volatile unsigned long stop_spin;
+static uint64_t encl_base;
+
+/* A debugger's breakpoint: the enclave is loaded at @base. */
+__attribute__((noinline)) void dbg_enclave_loaded(uint64_t base)
+{
+	__asm__ volatile("" : : "r"(base) : "memory");
+}
+
+/* --crash: a real fault of host code, after the enclave ran. */
+__attribute__((noinline)) static void host_crash(volatile int *p)
+{
+	*p = 1;
+}
+
+static int ecall(unsigned tcs, unsigned long cmd, struct dbg_args *a)
+{
+	struct sgx_enclave_run run;
+
+	memset(&run, 0, sizeof(run));
+	run.tcs = encl_base + tcs * 0x1000UL;
+	if (shim_vdso_call(cmd, (unsigned long)(uintptr_t)a, 0, SGX_EENTER,
+			   0, 0, &run))
+		return -1;
+	return run.function == SGX_EEXIT ? 0 : -1;
+}
+
+static void *spinner(void *arg)
+{
+	struct dbg_args a = { .stop = &stop_spin };
+
+	(void)arg;
+	if (ecall(1, DBG_CMD_SPIN, &a))
+		fprintf(stderr, "dbg_host: spinning thread: exception\n");
+	return (void *)(uintptr_t)a.out;
+}
+
+static int load(const char *key, const char *bin, bool debug)
+{
+	struct sgx_enclave_create create;
+	struct sgx_enclave_init init;
+	struct sgx_secs secs;
+	struct sgx_sigstruct *sig = aligned_alloc(4096, 4096);
+	struct tm_log log = { 0 };
+	uint8_t *img, *page = aligned_alloc(4096, 4096), mr[32];
+	size_t size = 0;
+	int fd = open("/dev/sgx_enclave", O_RDWR);
+	uint8_t *rsv = mmap(NULL, 2 * L_SIZE, PROT_NONE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	img = tu_read(bin, &size);
+	if (fd < 0 || rsv == MAP_FAILED || !img || !sig || !page) {
+		fprintf(stderr, "dbg_host: cannot open the device, reserve "
+			"ELRANGE or read %s\n", bin);
+		return -1;
+	}
+	encl_base = ((uint64_t)(uintptr_t)rsv + L_SIZE - 1) & ~(L_SIZE - 1);
+	memset(&secs, 0, sizeof(secs));
+	secs.size = L_SIZE;
+	secs.base = encl_base;
+	secs.ssa_frame_size = 1;
+	secs.attributes.flags = SGX_ATTR_MODE64BIT | (debug ? SGX_ATTR_DEBUG : 0);
+	secs.attributes.xfrm = SGX_XFRM_LEGACY;
+	create.src = (uint64_t)(uintptr_t)&secs;
+	if (ioctl(fd, SGX_IOC_ENCLAVE_CREATE, &create)) {
+		perror("dbg_host: SGX_IOC_ENCLAVE_CREATE");
+		return -1;
+	}
+	tm_init(&log, 1, L_SIZE);
+	for (size_t i = 0; i < L_PAGES; i++) {
+		struct sgx_secinfo si __attribute__((aligned(64)));
+		struct sgx_enclave_add_pages add = {
+			.src = (uint64_t)(uintptr_t)page, .offset = i * 4096,
+			.length = 4096, .secinfo = (uint64_t)(uintptr_t)&si,
+			.flags = SGX_PAGE_MEASURE,
+		};
+
+		memset(&si, 0, sizeof(si));
+		si.flags = tu_layout_secinfo(i);
+		memset(page, 0, 4096);
+		if ((i + 1) * 4096 <= size)
+			memcpy(page, img + i * 4096, 4096);
+		tm_add(&log, i * 4096, si.flags, page, 0xffff);
+		if (ioctl(fd, SGX_IOC_ENCLAVE_ADD_PAGES, &add)) {
+			perror("dbg_host: SGX_IOC_ENCLAVE_ADD_PAGES");
+			return -1;
+		}
+	}
+	if (tm_final(&log, mr) || tu_sigstruct(mr, &secs, sig, key)) {
+		fprintf(stderr, "dbg_host: cannot sign with %s\n", key);
+		return -1;
+	}
+	init.sigstruct = (uint64_t)(uintptr_t)sig;
+	if (ioctl(fd, SGX_IOC_ENCLAVE_INIT, &init)) {
+		perror("dbg_host: SGX_IOC_ENCLAVE_INIT");
+		return -1;
+	}
+	for (size_t i = 0; i < L_PAGES; i++) {
+		void *want = (void *)(uintptr_t)(encl_base + i * 4096);
+
+		if (mmap(want, 4096, tu_prot(tu_layout_secinfo(i)),
+			 MAP_SHARED | MAP_FIXED, fd, 0) != want) {
+			perror("dbg_host: mmap");
+			return -1;
+		}
+	}
+	shim_vdso_fn = shim_vdso_sym("__vdso_sgx_enter_enclave");
+	if (!shim_vdso_fn) {
+		fprintf(stderr, "dbg_host: no __vdso_sgx_enter_enclave (run "
+			"under sgxemu run)\n");
+		return -1;
+	}
+	free(img);
+	free(page);
+	free(sig);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	bool debug = true, threads = false, wait = false, crash = false;
+	pthread_t th;
+	int i = 1, bad = 0;
+
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "--nodebug"))
+			debug = false;
+		else if (!strcmp(argv[i], "--threads"))
+			threads = true;
+		else if (!strcmp(argv[i], "--wait"))
+			wait = true;
+		else if (!strcmp(argv[i], "--crash"))
+			crash = true;
+	}
+	if (argc - i != 2) {
+		fprintf(stderr, "usage: dbg_host [--nodebug] [--threads] "
+			"[--wait] [--crash] KEY.pem ENCL.bin\n");
+		return 2;
+	}
+	if (load(argv[i], argv[i + 1], debug))
+		return 1;
+	dbg_enclave_loaded(encl_base);
+	if (wait) {
+		char buf[64];
+
+		printf("base 0x%llx\n", (unsigned long long)encl_base);
+		fflush(stdout);
+		while (read(0, buf, sizeof(buf)) > 0)
+			;
+	}
+	if (threads && pthread_create(&th, NULL, spinner, NULL))
+		return 1;
+	for (unsigned long x = 2; x < 5; x++) {
+		struct dbg_args a = { .in = x };
+
+		if (ecall(0, DBG_CMD_COMPUTE, &a) || a.out != x * x + 1) {
+			fprintf(stderr, "dbg_host: compute(%lu) = %lu\n", x, a.out);
+			bad++;
+		}
+	}
+	if (threads) {
+		void *loops;
+
+		stop_spin = 1;
+		pthread_join(th, &loops);
+		if (!loops) {
+			fprintf(stderr, "dbg_host: the spinning thread never ran\n");
+			bad++;
+		}
+	}
+	printf(bad ? "dbg_host: FAILED\n" : "dbg_host: ok\n");
+	fflush(stdout);
+	if (crash)
+		host_crash(NULL);
+	return bad ? 1 : 0;
+}

@@ -5,7 +5,8 @@
 #
 #   scripts/deps.sh build   what the build needs (compilers, OpenSSL, Zydis)
 #   scripts/deps.sh test    that, plus what the test suite uses (the Gramine
-#                           client's setup.sh)
+#                           client's setup.sh, gdb for tests/integration/
+#                           test_gdb.sh)
 #
 # A machine that has everything is left alone (no apt-get at all). Without
 # root and without sudo the missing packages are named and it fails.
@@ -13,7 +14,8 @@ set -euo pipefail
 
 build=(build-essential libssl-dev clang openssl libzydis-dev)
 test=(libprotobuf-c1 python3-click python3-jinja2 python3-pyelftools
-      python3-tomli python3-tomli-w python3-voluptuous python3-cryptography)
+      python3-tomli python3-tomli-w python3-voluptuous python3-cryptography
+      gdb)
 
 want=("${build[@]}")
 case "${1:-build}" in

@@ -4,7 +4,7 @@
 #define SGXEMU_TEST_DBG_ENCL_H
 
 #define DBG_CMD_COMPUTE	1	/* out = in * in + 1; encl_counter++ */
-#define DBG_CMD_SPIN	2	/* until *stop: out = loops */
+#define DBG_CMD_SPIN	2	/* until *stop; out = loops so far */
 
 struct dbg_args {
 	unsigned long in, out;

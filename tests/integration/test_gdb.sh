@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# gdb on an unmodified SGX program under `sgxemu gdb` (docs/guide.md
+# "Debugging enclaves"), in batch mode, asserting on what gdb prints:
+# a breakpoint in a DEBUG enclave's code (an R-X page), bt, registers,
+# next/stepi/finish, a watchpoint on enclave data, a second thread in the
+# enclave, a non-DEBUG enclave refused, a real fault still stopping gdb,
+# and the engine's own traps never stopping it. The program is
+# tests/debug/dbg_host.c with tests/enclaves/dbg_encl.c.
+# Last line: "N passed, N failed, N skipped".
+set -u
+B=${B:-build}
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:detect_leaks=0"
+pass=0 fail=0 skip=0
+ok()  { echo "ok $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1: $2"; fail=$((fail + 1)); }
+skp() { echo "skip $1: $2"; skip=$((skip + 1)); }
+finish() { echo "$pass passed, $fail failed, $skip skipped"; [ "$fail" -eq 0 ]; exit; }
+
+CLI=$B/sgxemu
+HOST=$B/tests/debug/dbg_host
+ELF=$B/enclaves/dbg_encl.elf
+BIN=$B/enclaves/dbg_encl.bin
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+# The command file and the command, whatever else is there.
+if [ -f "$B/sgxemu.gdb" ] && grep -q '^handle SIGILL nostop noprint pass' "$B/sgxemu.gdb" &&
+   grep -q '^handle SIG[0-9]* nostop noprint pass' "$B/sgxemu.gdb"; then
+	ok gdb_script_built
+else
+	bad gdb_script_built "$B/sgxemu.gdb missing or without its handle lines"
+fi
+"$CLI" gdb --help | grep -q 'usage: sgxemu gdb' && ok gdb_help || bad gdb_help "no usage"
+"$CLI" gdb >/dev/null 2>&1
+[ $? -eq 2 ] && ok gdb_no_program_usage || bad gdb_no_program_usage "exit status not 2"
+SGXEMU_GDB=/nonexistent/gdb "$CLI" gdb /bin/true >/dev/null 2>"$T/err"
+rc=$?
+{ [ $rc -eq 127 ] && grep -q 'cannot run /nonexistent/gdb' "$T/err"; } &&
+	ok gdb_missing_debugger || bad gdb_missing_debugger "rc=$rc: $(cat "$T/err")"
+
+if ! command -v gdb >/dev/null; then
+	skp gdb_sessions "gdb is not installed (scripts/deps.sh test installs it)"
+	finish
+fi
+for f in "$CLI" "$HOST" "$ELF" "$BIN" "$B/libsgxemu_ptrace.so"; do
+	if [ ! -e "$f" ]; then
+		bad gdb_sessions "$f not built"
+		finish
+	fi
+done
+if ! openssl genrsa -3 -out "$T/key.pem" 3072 2>/dev/null; then
+	skp gdb_sessions "openssl cannot make a signing key"
+	finish
+fi
+
+# gdb -batch on dbg_host with the commands on stdin-less -ex lines; the
+# symbols go in at the enclave's base, as a runtime's debugger support does.
+session() {	# NAME HOST-OPTIONS GDB-COMMAND...
+	local name=$1 opts=$2
+	shift 2
+	local args=(-ex 'break dbg_enclave_loaded' -ex run
+		    -ex "add-symbol-file $ELF -o \$rdi")
+	for c in "$@"; do args+=(-ex "$c"); done
+	# shellcheck disable=SC2086
+	timeout 300 "$CLI" gdb -batch "${args[@]}" "$HOST" $opts "$T/key.pem" "$BIN" \
+		> "$T/$name.out" 2>&1
+	echo "rc=$?" >> "$T/$name.out"
+}
+has() {		# NAME TEST-NAME EXTENDED-REGEX
+	if grep -Eq -- "$3" "$T/$1.out"; then
+		ok "$2"
+	else
+		bad "$2" "no /$3/ in gdb's output:"
+		sed 's/^/    | /' "$T/$1.out" | tail -40
+	fi
+}
+
+# 1. A DEBUG enclave: break, bt, registers, next, stepi, watch, finish.
+session debug "" \
+	'break encl_compute' continue bt 'info registers rip' 'p x' \
+	next next 'p y' 'p/x $pc' stepi 'p/x $pc' 'watch encl_counter' \
+	continue finish delete continue
+has debug bp_in_enclave_code 'hit Breakpoint [0-9]+, encl_compute \(x=2\) at .*dbg_encl\.c:19'
+has debug bt_enclave_frames '^#1 .* in encl_dispatch \(cmd=1, a=0x[0-9a-f]+\) at .*dbg_encl\.c'
+base=$(sed -nE 's/.*with all sections offset by (0x[0-9a-f]+).*/\1/p' "$T/debug.out" | head -n 1)
+rip=$(sed -nE 's/^rip +(0x[0-9a-f]+) .*/\1/p' "$T/debug.out" | head -n 1)
+if [ -n "$base" ] && [ -n "$rip" ] &&
+   [ $((rip - base)) -ge $((0x4000)) ] && [ $((rip - base)) -lt $((0x10000)) ]; then
+	ok registers_are_the_enclaves
+else
+	bad registers_are_the_enclaves "rip '$rip' not in the enclave's code (base '$base')"
+fi
+has debug print_argument '^\$1 = 2$'
+has debug next_lands_on_next_line '^21[[:space:]]+y = y \+ 1;'
+has debug next_again '^22[[:space:]]+encl_counter = encl_counter \+ 1;'
+has debug print_local '^\$2 = 5$'
+pc1=$(sed -nE 's/^\$3 = (0x[0-9a-f]+)$/\1/p' "$T/debug.out")
+pc2=$(sed -nE 's/^\$4 = (0x[0-9a-f]+)$/\1/p' "$T/debug.out")
+if [ -n "$pc1" ] && [ -n "$pc2" ] && [ $((pc2 - pc1)) -gt 0 ] && [ $((pc2 - pc1)) -le 15 ]; then
+	ok stepi_one_instruction
+else
+	bad stepi_one_instruction "pc '$pc1' -> '$pc2'"
+fi
+has debug watch_enclave_data 'Hardware watchpoint [0-9]+: encl_counter'
+if grep -A1 'Old value = 0' "$T/debug.out" | grep -q 'New value = 1'; then
+	ok watch_triggers
+else
+	bad watch_triggers "no 'Old value = 0 / New value = 1'"
+fi
+has debug finish_returns 'Value returned is \$[0-9]+ = 5'
+has debug program_unharmed '^dbg_host: ok$'
+has debug exits_normally 'exited normally'
+if grep -Eq 'received signal SIG(ILL|SEGV|SYS|BUS)|SIG63' "$T/debug.out"; then
+	bad engine_signals_silent "an engine signal stopped gdb"
+else
+	ok engine_signals_silent
+fi
+
+# 2. A second thread in the enclave while breakpoints hit on both.
+session threads --threads 'break encl_compute' continue continue continue \
+	continue delete continue
+n=$(grep -Ec 'hit Breakpoint [0-9]+, encl_compute' "$T/threads.out")
+[ "$n" -ge 3 ] && ok breakpoints_on_two_threads || bad breakpoints_on_two_threads "$n hits"
+has threads engine_undisturbed_by_threads '^dbg_host: ok$'
+has threads threads_exit_normally 'exited normally'
+
+# 3. A non-DEBUG enclave: the debugger cannot read it nor set a breakpoint
+# in it (the kernel's hook refuses it on hardware), and the program runs on.
+# (gdb disables a breakpoint it cannot write into a file added with
+# add-symbol-file without a word, as into a shared library.)
+session nodebug --nodebug 'x/2gx $rdi + 0x4000' 'break encl_compute' continue
+has nodebug nodebug_unreadable 'Cannot access memory at address 0x[0-9a-f]+4000'
+if grep -q 'hit Breakpoint [0-9]*, encl_compute' "$T/nodebug.out"; then
+	bad nodebug_no_breakpoint "a breakpoint was written into a non-DEBUG enclave"
+else
+	ok nodebug_no_breakpoint
+fi
+has nodebug nodebug_program_runs '^dbg_host: ok$'
+
+# 4. A real fault of the program still stops gdb, at the emulator's
+# signal hook and then at the faulting instruction.
+timeout 300 "$CLI" gdb -batch -ex run -ex continue -ex bt "$HOST" --crash \
+	"$T/key.pem" "$BIN" > "$T/crash.out" 2>&1
+has crash crash_stops_at_hook 'hit Breakpoint [0-9]+, sgxemu_debug_signal \(signo=(signo@entry=)?11'
+has crash crash_shows_fault '^#0 .*host_crash \(p=0x0\)'
+finish

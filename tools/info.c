@@ -5,6 +5,7 @@
  * (SGX1/SGX2, MISCSELECT, attributes, enclave size limits, EPC sections),
  * launch control, the devices and the engine.
  */
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -222,6 +223,27 @@ static void print_cpuid(void)
 		       "#UD)\n");
 }
 
+/*
+ * What a debugger may do (docs/guide.md "Debugging enclaves"): the
+ * driver's access hook runs in the debugger only where `sgxemu gdb`
+ * preloads libsgxemu_ptrace.so; the host kernel alone cannot be made to
+ * refuse a plain debugger's reads of a non-DEBUG enclave.
+ */
+static void print_debugger(void)
+{
+	char lib[PATH_MAX];
+	bool found = !run_find_file("libsgxemu_ptrace.so", "../lib/sgxemu/", lib);
+
+	printf("debugger:         `sgxemu gdb` (sgxemu.gdb, %s): DEBUG "
+	       "enclaves read and written as the driver's hook allows "
+	       "(breakpoints in code, TCS FLAGS only; evicted pages refused, "
+	       "hardware reloads them), non-DEBUG ones refused; a debugger "
+	       "without it reads every enclave and cannot write enclave code; "
+	       "breakpoints and steps stop in any enclave (hardware: DEBUG "
+	       "enclaves with TCS.FLAGS.DBGOPTIN)\n",
+	       found ? "libsgxemu_ptrace.so" : "libsgxemu_ptrace.so not found");
+}
+
 static int info_main(int argc, char **argv)
 {
 	uint32_t r0[4], r1[4], rs[4];
@@ -329,6 +351,7 @@ static int info_main(int argc, char **argv)
 	print_fsgsbase();
 	print_tsc();
 	print_tsc_hz();
+	print_debugger();
 	return cpu ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 }
 

@@ -33,6 +33,14 @@ fi
 "$CLI" gdb --help | grep -q 'usage: sgxemu gdb' && ok gdb_help || bad gdb_help "no usage"
 "$CLI" gdb >/dev/null 2>&1
 [ $? -eq 2 ] && ok gdb_no_program_usage || bad gdb_no_program_usage "exit status not 2"
+# The debugger's command line: the command file first, the shim for the
+# program only, gdb's own options in order, then the program.
+line=$(SGXEMU_GDB=echo "$CLI" gdb --guard -ex one -batch -x two /bin/true a 2>&1)
+case "$line" in
+"-x $(realpath "$B")/sgxemu.gdb -iex set exec-wrapper env 'LD_PRELOAD=$(realpath "$B")/libsgxemu.so' -ex one -batch -x two --args /bin/true a")
+	ok gdb_command_line ;;
+*)	bad gdb_command_line "'$line'" ;;
+esac
 SGXEMU_GDB=/nonexistent/gdb "$CLI" gdb /bin/true >/dev/null 2>"$T/err"
 rc=$?
 { [ $rc -eq 127 ] && grep -q 'cannot run /nonexistent/gdb' "$T/err"; } &&

@@ -8,7 +8,7 @@ ENCL_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror -fPIC -nostdlib -static \
 	       -nostartfiles -ffreestanding -fno-stack-protector \
 	       -fno-asynchronous-unwind-tables -mno-red-zone \
 	       -Wl,--build-id=none -Wl,-z,noexecstack -Itests/enclaves
-ENCL_DEPS   := tests/enclaves/encl.lds tests/enclaves/layout.h
+ENCL_DEPS   := tests/enclaves/encl.lds tests/enclaves/layout.h tests/enclaves/c_encl.inc
 
 $(ENCL_OUT)/test_encl.elf: tests/enclaves/test_encl.S $(ENCL_DEPS)
 	@mkdir -p $(dir $@)

@@ -34,6 +34,9 @@ int run_options(int argc, char **argv, int *idx, const char **lib,
  * run_find_file() finds it. -1, or an exit status after a message. */
 int run_shim_path(const char *lib, char *shim);
 int run_find_file(const char *name, const char *installed, char *out);
+/* execvp(argv[0], argv); on failure a message (with @hint when the
+ * program is missing) and the shell's exit status, 127 or 126. */
+int run_exec(char **argv, const char *hint);
 /* "SHIM[:$LD_PRELOAD]", malloc'd, or NULL after a message. */
 char *run_preload_value(const char *shim);
 

@@ -154,10 +154,7 @@ static int gdb_main(int argc, char **argv)
 	for (; i < argc; i++)
 		nargv[n++] = argv[i];
 	nargv[n] = NULL;
-	execvp(g.gdb, (char **)nargv);
-	cli_error("cannot run %s: %s%s", g.gdb, strerror(errno),
-		  errno == ENOENT ? " (install gdb, or set SGXEMU_GDB)" : "");
-	return errno == ENOENT ? 127 : 126;
+	return run_exec((char **)nargv, " (install gdb, or set SGXEMU_GDB)");
 }
 
 const struct cli_command cmd_gdb = {

@@ -315,6 +315,14 @@ char *run_preload_value(const char *shim)
 	return val;
 }
 
+int run_exec(char **argv, const char *hint)
+{
+	execvp(argv[0], argv);
+	cli_error("cannot run %s: %s%s", argv[0], strerror(errno),
+		  errno == ENOENT ? hint : "");
+	return errno == ENOENT ? 127 : 126;
+}
+
 static int run_help(int argc, char **argv, int *i, void *ctx)
 {
 	(void)argc;
@@ -344,9 +352,7 @@ static int run_main(int argc, char **argv)
 	setenv("LD_PRELOAD", val, 1);
 	free(val);
 	warn_if_static(argv[i]);
-	execvp(argv[i], &argv[i]);
-	cli_error("cannot run %s: %s", argv[i], strerror(errno));
-	return errno == ENOENT ? 127 : 126;
+	return run_exec(&argv[i], "");
 }
 
 const struct cli_command cmd_run = {

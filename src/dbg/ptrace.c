@@ -437,6 +437,7 @@ long ptrace(enum __ptrace_request req, ...)
 	pid_t pid;
 	void *addr, *data;
 	long word;
+	bool poke;
 	int r;
 
 	va_start(ap, req);
@@ -447,7 +448,11 @@ long ptrace(enum __ptrace_request req, ...)
 	switch ((int)req) {
 	case PTRACE_PEEKTEXT:
 	case PTRACE_PEEKDATA:
-		r = peek_poke(pid, false, (uint64_t)(uintptr_t)addr, &word);
+	case PTRACE_POKETEXT:
+	case PTRACE_POKEDATA:
+		poke = req == PTRACE_POKETEXT || req == PTRACE_POKEDATA;
+		word = poke ? (long)(uintptr_t)data : 0;
+		r = peek_poke(pid, poke, (uint64_t)(uintptr_t)addr, &word);
 		if (r == -2)
 			break;
 		if (r) {
@@ -455,18 +460,7 @@ long ptrace(enum __ptrace_request req, ...)
 			return -1;
 		}
 		errno = 0;	/* glibc's PEEK contract: -1 may be data */
-		return word;
-	case PTRACE_POKETEXT:
-	case PTRACE_POKEDATA:
-		word = (long)(uintptr_t)data;
-		r = peek_poke(pid, true, (uint64_t)(uintptr_t)addr, &word);
-		if (r == -2)
-			break;
-		if (r) {
-			errno = -r;
-			return -1;
-		}
-		return 0;
+		return poke ? 0 : word;
 	case PTRACE_PEEKUSER:
 		if ((uintptr_t)addr == offsetof(struct user_regs_struct, fs_base)) {
 			long fs = real_ptrace((int)req, pid, addr, data);

@@ -16,47 +16,12 @@
 #include "layout.h"
 #include "paging_encl.h"
 
-#define ENCLU .byte 0x0f, 0x01, 0xd7
-
-	.macro TCS ssa, nssa, fs
-	.quad 0, 0, \ssa
-	.long 0, \nssa
-	.quad encl_entry, 0, \fs, \fs
-	.long 0xffffffff, 0xffffffff
-	.fill 4024, 1, 0
-	.endm
-
-	.section .tcs, "a"
-	.globl	encl_base
-encl_base:
-	TCS L_SSA0, 2, L_FSGS + 0x0000
-	TCS L_SSA1, 2, L_FSGS + 0x2000
-	TCS L_SSA2, 1, L_FSGS + 0x4000
-
-	.macro FSPAGE stack, tcs
-	.quad \stack - \tcs
-	.fill 7, 8, 0
-	.balign 4096, 0
-	.endm
-	.section .fsgs, "aw"
-	FSPAGE L_STACK0, L_TCS0
-	.fill 4096, 1, 0
-	FSPAGE L_STACK1, L_TCS1
-	.fill 4096, 1, 0
-	FSPAGE L_STACK2, L_TCS2
-	.fill 4096, 1, 0
-
-	.section .data.ssa, "aw"
-	.fill 6 * 4096, 1, 0
+#include "c_encl.inc"
 
 	.section .text.entry, "ax"
 	.globl encl_entry
 encl_entry:
-	mov	%rsp, %fs:FS_HOST_RSP
-	mov	%rbp, %fs:FS_HOST_RBP
-	mov	%rcx, %fs:FS_RET
-	mov	%fs:FS_STACK, %rsp
-	add	%rbx, %rsp
+	ENCL_SWITCH_STACK
 	cmp	$P_REPORT, %rdi
 	je	p_report
 	/* paging_cmd(cmd, first, count, seed, base) -> RAX checksum,
@@ -79,12 +44,7 @@ p_exit:
 	xor	%r9d, %r9d
 	xor	%r10d, %r10d
 	xor	%r11d, %r11d
-	mov	%fs:FS_HOST_RSP, %rsp
-	mov	%fs:FS_HOST_RBP, %rbp
-	mov	%fs:FS_RET, %rbx
-	mov	$4, %eax
-	ENCLU
-	ud2
+	ENCL_EEXIT
 
 	/* P_REPORT: EREPORT with every operand in heap page RSI. */
 p_report:
@@ -99,19 +59,3 @@ p_report:
 	mov	64(%rdx), %rdx		/* REPORT.MRENCLAVE, first 8 bytes */
 	xor	%esi, %esi
 	jmp	p_exit
-
-	/* What a compiler may call even in freestanding code. */
-	.globl	memcpy
-memcpy:
-	mov	%rdi, %rax
-	mov	%rdx, %rcx
-	rep movsb
-	ret
-	.globl	memset
-memset:
-	mov	%rdi, %r9
-	mov	%esi, %eax
-	mov	%rdx, %rcx
-	rep stosb
-	mov	%r9, %rax
-	ret

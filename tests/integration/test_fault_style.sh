@@ -10,12 +10,7 @@
 # both forced styles.
 # Last line: "N passed, N failed, N skipped".
 set -u
-B=${B:-build}
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:detect_leaks=0"
-pass=0 fail=0 skip=0
-ok()  { echo "ok $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1: $2"; fail=$((fail + 1)); }
-skp() { echo "skip $1: $2"; skip=$((skip + 1)); }
+. "$(dirname "$0")/../lib/test_lib.sh"
 
 CLI=$(cd "$B" 2>/dev/null && pwd)/sgxemu
 T=$B/tests/integration

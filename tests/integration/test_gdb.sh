@@ -8,13 +8,7 @@
 # tests/debug/dbg_host.c with tests/enclaves/dbg_encl.c.
 # Last line: "N passed, N failed, N skipped".
 set -u
-B=${B:-build}
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:detect_leaks=0"
-pass=0 fail=0 skip=0
-ok()  { echo "ok $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1: $2"; fail=$((fail + 1)); }
-skp() { echo "skip $1: $2"; skip=$((skip + 1)); }
-finish() { echo "$pass passed, $fail failed, $skip skipped"; [ "$fail" -eq 0 ]; exit; }
+. "$(dirname "$0")/../lib/test_lib.sh"
 
 CLI=$B/sgxemu
 HOST=$B/tests/debug/dbg_host

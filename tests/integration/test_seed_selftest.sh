@@ -6,15 +6,7 @@
 # same binary's vDSO lookup is covered by test_shim_*.
 # Last line: "N passed, N failed, N skipped".
 set -u
-B=${B:-build}
-# An ASan build's libsgxemu.so is preloaded into programs built without
-# ASan: its runtime is then not first in the library list, and the
-# programs' own leaks are not ours to report.
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:detect_leaks=0"
-pass=0 fail=0 skip=0
-ok()  { echo "ok $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1: $2"; fail=$((fail + 1)); }
-skp() { echo "skip $1: $2"; skip=$((skip + 1)); }
+. "$(dirname "$0")/../lib/test_lib.sh"
 
 CLI=$(cd "$B" 2>/dev/null && pwd)/sgxemu
 SEED=$B/seed

@@ -236,8 +236,8 @@ static void print_debugger(void)
 
 	printf("debugger:         `sgxemu gdb` (sgxemu.gdb, %s): DEBUG "
 	       "enclaves read and written as the driver's hook allows "
-	       "(breakpoints in code, TCS FLAGS only; evicted pages refused, "
-	       "hardware reloads them), non-DEBUG ones refused; a debugger "
+	       "(breakpoints in code, TCS FLAGS only, evicted pages through "
+	       "their backing), non-DEBUG ones refused; a debugger "
 	       "without it reads every enclave and cannot write enclave code; "
 	       "breakpoints and steps stop in any enclave (hardware: DEBUG "
 	       "enclaves with TCS.FLAGS.DBGOPTIN)\n",

@@ -28,9 +28,13 @@
  * EIO both reach ptrace and /proc/PID/mem as EIO; a /proc/PID/mem access
  * returns the bytes of the pages done before the failing one.
  *
- * Not done here (docs/guide.md, "Debugging enclaves"): an evicted page is
- * refused instead of reloaded (reloading is the debugged process's work,
- * and it is stopped); the hook's VMA-permission check (§8.1 step 3.2).
+ * An evicted page (EPC paging) is accessed as the kernel's hook reloads it
+ * first: its backing page opened with the paging key and its VA slot's
+ * version, as ELDU does, and after a write sealed again under that
+ * version (evicted_put), without making it resident (the debugged
+ * process, which would do that, is stopped). Not done here
+ * (docs/guide.md, "Debugging enclaves"): the hook's VMA-permission check
+ * (§8.1 step 3.2).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -47,6 +51,8 @@
 #include <unistd.h>
 
 #include "cpu/cpu.h"
+#include "cpu/paging.h"
+#include "driver/paging.h"
 #include "engine/debugger.h"
 
 /* The real functions. */
@@ -128,11 +134,19 @@ static uint64_t find_desc(pid_t pid, bool refresh)
 /* What the hook needs of one enclave, read from the tracee. */
 struct encl_view {
 	uint64_t base, size;
+	uint64_t ctl, eid;	/* tracee address of the sgx_encl_ctl; EID */
+	struct sgxemu_debug_desc d;
+	uint8_t  paging_key[16];
 	uint64_t pages;		/* tracee address of ctl->pages */
 	uint64_t attributes;	/* SECS.ATTRIBUTES.FLAGS */
 	uint64_t epc, epcm;	/* tracee addresses of the EPC and EPCM */
 	size_t   nr_pages;
 };
+
+struct evicted;
+static int evicted_page(int fd, const struct encl_view *v, size_t page,
+			uint8_t plain[SGX_PAGE_SIZE], struct sgx_epcm_entry *m,
+			struct evicted *ev);
 
 /*
  * The processor of the tracee and the enclave holding @addr: 1 with @v
@@ -175,14 +189,30 @@ static int find_enclave_d(int fd, pid_t pid, uint64_t addr,
 
 			v->base = ctl.base;
 			v->size = ctl.size;
+			v->ctl = at;
+			v->eid = ctl.eid;
+			v->d = d;
+			memcpy(v->paging_key, cpu.paging_key, sizeof(v->paging_key));
 			v->pages = (uint64_t)(uintptr_t)ctl.pages;
 			v->epc = (uint64_t)(uintptr_t)cpu.epc;
 			v->epcm = (uint64_t)(uintptr_t)cpu.epcm;
 			v->nr_pages = cpu.nr_pages;
-			if (!tracee_read(fd, secs + offsetof(struct sgx_secs,
-							     attributes.flags),
-					 &v->attributes, sizeof(v->attributes)))
+			if (ctl.secs_evicted) {
+				/* Written back: its contents are in backing. */
+				static uint8_t page[SGX_PAGE_SIZE];
+				struct sgx_epcm_entry m;
+
+				if (evicted_page(fd, v, ctl.size >> SGX_PAGE_SHIFT,
+						 page, &m, NULL))
+					return -1;
+				memcpy(&v->attributes, page +
+				       offsetof(struct sgx_secs, attributes.flags),
+				       sizeof(v->attributes));
+			} else if (!tracee_read(fd, secs + offsetof(struct sgx_secs,
+								    attributes.flags),
+						&v->attributes, sizeof(v->attributes))) {
 				return -1;
+			}
 			return 1;
 		}
 		if (ctl.base > addr && ctl.base < *next)
@@ -198,29 +228,148 @@ static int find_enclave(int fd, pid_t pid, uint64_t addr, struct encl_view *v,
 }
 
 /*
+ * The contents and EPCM state of the evicted page @page of enclave @v
+ * (the SECS at ELRANGE's page count), as ELDU would load them (eldu.c):
+ * the engine's enclave whose ctl is @v's, its paging state, the VA
+ * slot's version, the PCMD and the encrypted page. 0, or -EFAULT (not
+ * evicted, or its MAC does not hold: the kernel's reload fails with
+ * EFAULT then). @ev, if given, keeps what evicted_put() needs.
+ */
+struct evicted {
+	struct sgx_paging_header hdr;
+	uint64_t version;
+	uint64_t cipher_at, pcmd_at;	/* tracee addresses */
+};
+
+static int evicted_page(int fd, const struct encl_view *v, size_t page,
+			uint8_t plain[SGX_PAGE_SIZE], struct sgx_epcm_entry *m,
+			struct evicted *ev)
+{
+	static uint8_t cipher[SGX_PAGE_SIZE];
+	struct sgx_paging_header hdr;
+	struct sgxemu_enclave e;
+	struct sgxemu_paging pg;
+	struct sgx_pcmd pcmd;
+	uint64_t p = 0, version, flags;
+	uint32_t i, slot;
+	uint8_t state;
+	long va;
+
+	if (v->d.encl_size != sizeof(e) || !v->d.enclaves)
+		return -EFAULT;
+	for (i = 0; i < v->d.max_enclaves; i++) {
+		if (!tracee_read(fd, v->d.enclaves + i * sizeof(p), &p, sizeof(p)))
+			return -EFAULT;
+		if (p && tracee_read(fd, p, &e, sizeof(e)) &&
+		    (uint64_t)(uintptr_t)e.ctl == v->ctl)
+			break;
+	}
+	if (i == v->d.max_enclaves || !e.pg || page > e.npages ||
+	    !tracee_read(fd, (uint64_t)(uintptr_t)e.pg, &pg, sizeof(pg)))
+		return -EFAULT;
+	/* page == npages: the SECS (paging.h), its own slot. */
+	if (page == e.npages) {
+		state = pg.secs_evicted ? PS_EVICTED : 0;
+		slot = pg.secs_slot;
+	} else if (!tracee_read(fd, (uint64_t)(uintptr_t)pg.state + page,
+				&state, 1) ||
+		   !tracee_read(fd, (uint64_t)(uintptr_t)pg.slot +
+				page * sizeof(slot), &slot, sizeof(slot))) {
+		return -EFAULT;
+	}
+	if (!(state & PS_EVICTED) || !slot ||
+	    (slot - 1) / SGX_VA_SLOT_COUNT >= pg.nr_va ||
+	    !tracee_read(fd, (uint64_t)(uintptr_t)pg.va +
+			 (slot - 1) / SGX_VA_SLOT_COUNT * sizeof(va),
+			 &va, sizeof(va)) ||
+	    !tracee_read(fd, v->epc + ((uint64_t)va << SGX_PAGE_SHIFT) +
+			 (slot - 1) % SGX_VA_SLOT_COUNT * sizeof(version),
+			 &version, sizeof(version)) ||
+	    !tracee_read(fd, (uint64_t)(uintptr_t)pg.pcmd + page * sizeof(pcmd),
+			 &pcmd, sizeof(pcmd)) ||
+	    !tracee_read(fd, (uint64_t)(uintptr_t)pg.backing +
+			 page * SGX_PAGE_SIZE, cipher, sizeof(cipher)))
+		return -EFAULT;
+	memset(&hdr, 0, sizeof(hdr));
+	hdr.flags = flags = pcmd.secinfo.flags;
+	hdr.enclave_id = pcmd.enclave_id;
+	if (page < e.npages) {	/* EWB binds a child page to its enclave */
+		hdr.linaddr = v->base + (page << SGX_PAGE_SHIFT);
+		hdr.eid = v->eid;
+	}
+	if (!version || sgx_page_open(v->paging_key, version, &hdr, cipher,
+				      plain, pcmd.mac))
+		return -EFAULT;
+	if (ev) {
+		ev->hdr = hdr;
+		ev->version = version;
+		ev->cipher_at = (uint64_t)(uintptr_t)pg.backing +
+				page * SGX_PAGE_SIZE;
+		ev->pcmd_at = (uint64_t)(uintptr_t)pg.pcmd + page * sizeof(pcmd) +
+			      offsetof(struct sgx_pcmd, mac);
+	}
+	memset(m, 0, sizeof(*m));
+	m->valid = 1;
+	m->page_type = (uint8_t)((flags & SGX_SECINFO_PT_MASK) >>
+				 SGX_SECINFO_PT_SHIFT);
+	m->pending = !!(flags & SGX_SECINFO_PENDING);
+	m->modified = !!(flags & SGX_SECINFO_MODIFIED);
+	return 0;
+}
+
+/*
+ * A debugger's write into an evicted page: the kernel reloads it, EDBGWR
+ * writes, and a later EWB seals the new contents under a new version.
+ * The stopped process cannot reload, so the page is sealed again here
+ * under the version its VA slot holds (what ELDU checks), its MAC put in
+ * its PCMD. 0 or -EIO.
+ */
+static int evicted_put(int fd, const struct encl_view *v,
+		       const struct evicted *ev, const uint8_t *plain)
+{
+	static uint8_t cipher[SGX_PAGE_SIZE];
+	uint8_t mac[16];
+
+	if (sgx_page_seal(v->paging_key, ev->version, &ev->hdr, plain, cipher,
+			  mac) ||
+	    !tracee_write(fd, ev->cipher_at, cipher, sizeof(cipher)) ||
+	    !tracee_write(fd, ev->pcmd_at, mac, sizeof(mac)))
+		return -EIO;
+	return 0;
+}
+
+/*
  * The hook on [addr, addr + len), which lies in one page of enclave @v:
  * 0 or -errno, all or nothing, as sgx_vma_access.
  */
 static int hook_page(int fd, const struct encl_view *v, uint64_t addr,
 		     uint8_t *buf, size_t len, bool write)
 {
+	static uint8_t evicted[SGX_PAGE_SIZE];
+	struct evicted ev;
 	struct sgx_epcm_entry m;
-	uint64_t epc_page;
+	uint64_t epc_page = 0;
 	uint32_t idx;
 	size_t done = 0;
+	bool out = false;
 
 	if (!(v->attributes & SGX_ATTR_DEBUG))
 		return -EFAULT;
 	if (!tracee_read(fd, v->pages + ((addr - v->base) >> SGX_PAGE_SHIFT) *
-			 sizeof(uint32_t), &idx, sizeof(idx)))
+			 sizeof(uint32_t), &idx, sizeof(idx)) || idx > v->nr_pages)
 		return -EFAULT;
-	/* No page, or one evicted (not reloaded here). */
-	if (!idx || idx > v->nr_pages)
+	if (!idx) {
+		/* No EPC page: none at all, or one evicted. */
+		if (evicted_page(fd, v, (addr - v->base) >> SGX_PAGE_SHIFT,
+				 evicted, &m, &ev))
+			return -EFAULT;
+		out = true;
+	} else if (!tracee_read(fd, v->epcm + (uint64_t)(idx - 1) * sizeof(m),
+				&m, sizeof(m))) {
 		return -EFAULT;
-	if (!tracee_read(fd, v->epcm + (uint64_t)(idx - 1) * sizeof(m), &m,
-			 sizeof(m)))
-		return -EFAULT;
-	epc_page = v->epc + ((uint64_t)(idx - 1) << SGX_PAGE_SHIFT);
+	} else {
+		epc_page = v->epc + ((uint64_t)(idx - 1) << SGX_PAGE_SHIFT);
+	}
 	while (done < len) {
 		uint64_t a = addr + done, off = a & (SGX_PAGE_SIZE - 1) & ~7ULL;
 		size_t in = a & 7, n = len - done < 8 - in ? len - done : 8 - in;
@@ -236,20 +385,27 @@ static int hook_page(int fd, const struct encl_view *v, uint64_t addr,
 			done += n;
 			continue;
 		}
-		if (r || !tracee_read(fd, epc_page + off, &word, sizeof(word)))
+		if (r)
+			return -EIO;
+		if (out)
+			memcpy(&word, evicted + off, sizeof(word));
+		else if (!tracee_read(fd, epc_page + off, &word, sizeof(word)))
 			return -EIO;
 		if (write) {
 			if (sgx_edbg_rules(&m, v->attributes, off, true))
 				return -EIO;
 			memcpy((uint8_t *)&word + in, buf + done, n);
-			if (!tracee_write(fd, epc_page + off, &word, sizeof(word)))
+			if (out)
+				memcpy(evicted + off, &word, sizeof(word));
+			else if (!tracee_write(fd, epc_page + off, &word,
+					       sizeof(word)))
 				return -EIO;
 		} else {
 			memcpy(buf + done, (uint8_t *)&word + in, n);
 		}
 		done += n;
 	}
-	return 0;
+	return out && write ? evicted_put(fd, v, &ev, evicted) : 0;
 }
 
 /*

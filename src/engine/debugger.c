@@ -42,6 +42,9 @@ void sgxemu__debug_publish(struct sgx_cpu *cpu)
 			d->tcb_in_enclave_off =
 				offsetof(struct sgxemu_tcb, in_enclave);
 			d->tcb_host_fs_off = offsetof(struct sgxemu_tcb, host_fs);
+			d->enclaves = (uint64_t)(uintptr_t)sgxemu__enclaves;
+			d->max_enclaves = MAX_ENCLAVES;
+			d->encl_size = sizeof(struct sgxemu_enclave);
 			/* The magic last: a half-written page is no page. */
 			__atomic_thread_fence(__ATOMIC_RELEASE);
 			memcpy(d->magic, SGXEMU_DEBUG_MAGIC, sizeof(d->magic));

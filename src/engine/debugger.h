@@ -16,7 +16,7 @@
 
 #define SGXEMU_DEBUG_MEMFD	"sgxemu-debug"
 #define SGXEMU_DEBUG_MAGIC	"sgxemuDB"
-#define SGXEMU_DEBUG_VERSION	2
+#define SGXEMU_DEBUG_VERSION	3
 
 struct sgxemu_debug_desc {
 	char     magic[8];
@@ -40,6 +40,15 @@ struct sgxemu_debug_desc {
 	uint32_t tcb_tid_off;
 	uint32_t tcb_in_enclave_off;
 	uint32_t tcb_host_fs_off;
+	/*
+	 * The engine's enclave table (sgxemu__enclaves, MAX_ENCLAVES
+	 * entries): through an enclave's paging state (src/driver/paging.h)
+	 * the debugger reads an evicted page's contents, as the kernel's hook
+	 * reloads it first.
+	 */
+	uint64_t enclaves;
+	uint32_t max_enclaves;
+	uint32_t encl_size;	/* sizeof(struct sgxemu_enclave) */
 };
 
 #endif /* SGXEMU_ENGINE_DEBUGGER_H */

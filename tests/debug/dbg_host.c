@@ -5,7 +5,8 @@
  * a runtime uses them under `sgxemu run`, with the debugger test enclave
  * (tests/enclaves/dbg_encl.c, layout.h) loaded from its flat image.
  *
- *   dbg_host [--nodebug] [--threads] [--wait] [--crash] KEY.pem ENCL.bin
+ *   dbg_host [--nodebug] [--threads] [--wait] [--crash] [--copies N]
+ *            KEY.pem ENCL.bin
  *
  * After loading it calls dbg_enclave_loaded(base), where a debugger adds
  * the enclave's symbols (add-symbol-file dbg_encl.elf -o $rdi). Then:
@@ -13,7 +14,9 @@
  * thread spins in the enclave on TCS 1 meanwhile. --wait prints
  * "base 0x..." and waits for end of input before the calls (the ptrace
  * tests look at the enclave then). Exit 0 and "dbg_host: ok" if every
- * result is right; --crash then writes through a null pointer.
+ * result is right; --crash then writes through a null pointer. --copies
+ * loads N-1 more copies after the first (never called): with a small EPC
+ * the first one's pages are evicted for them.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -61,7 +64,7 @@ static void *spinner(void *arg)
 	return NULL;
 }
 
-static int load(const char *key, const char *bin, bool debug)
+static int load(const char *key, const char *bin, bool debug, uint64_t *basep)
 {
 	struct sgx_enclave_create create;
 	struct sgx_enclave_init init;
@@ -80,10 +83,10 @@ static int load(const char *key, const char *bin, bool debug)
 			"ELRANGE or read %s\n", bin);
 		return -1;
 	}
-	encl_base = ((uint64_t)(uintptr_t)rsv + L_SIZE - 1) & ~(L_SIZE - 1);
+	*basep = ((uint64_t)(uintptr_t)rsv + L_SIZE - 1) & ~(L_SIZE - 1);
 	memset(&secs, 0, sizeof(secs));
 	secs.size = L_SIZE;
-	secs.base = encl_base;
+	secs.base = *basep;
 	secs.ssa_frame_size = 1;
 	secs.attributes.flags = SGX_ATTR_MODE64BIT | (debug ? SGX_ATTR_DEBUG : 0);
 	secs.attributes.xfrm = SGX_XFRM_LEGACY;
@@ -122,7 +125,7 @@ static int load(const char *key, const char *bin, bool debug)
 		return -1;
 	}
 	for (size_t i = 0; i < L_PAGES; i++) {
-		void *want = (void *)(uintptr_t)(encl_base + i * 4096);
+		void *want = (void *)(uintptr_t)(*basep + i * 4096);
 
 		if (mmap(want, 4096, tu_prot(tu_layout_secinfo(i)),
 			 MAP_SHARED | MAP_FIXED, fd, 0) != want) {
@@ -145,6 +148,8 @@ static int load(const char *key, const char *bin, bool debug)
 int main(int argc, char **argv)
 {
 	bool debug = true, threads = false, wait = false, crash = false;
+	unsigned copies = 1;
+	uint64_t other;
 	pthread_t th;
 	int i = 1, bad = 0;
 
@@ -157,14 +162,19 @@ int main(int argc, char **argv)
 			wait = true;
 		else if (!strcmp(argv[i], "--crash"))
 			crash = true;
+		else if (!strcmp(argv[i], "--copies") && i + 1 < argc)
+			copies = (unsigned)atoi(argv[++i]);
 	}
 	if (argc - i != 2) {
 		fprintf(stderr, "usage: dbg_host [--nodebug] [--threads] "
-			"[--wait] [--crash] KEY.pem ENCL.bin\n");
+			"[--wait] [--crash] [--copies N] KEY.pem ENCL.bin\n");
 		return 2;
 	}
-	if (load(argv[i], argv[i + 1], debug))
+	if (load(argv[i], argv[i + 1], debug, &encl_base))
 		return 1;
+	for (unsigned k = 1; k < copies; k++)
+		if (load(argv[i], argv[i + 1], debug, &other))
+			return 1;
 	dbg_enclave_loaded(encl_base);
 	if (wait) {
 		char buf[64];

@@ -53,8 +53,9 @@ static void need_lib(void)
 		test_skip("libsgxemu_ptrace.so lacks its functions");
 }
 
-/* dbg_host --wait [--nodebug] under sgxemu run, its enclave loaded. */
-static bool spawn(struct child *c, bool debug)
+/* dbg_host --wait [--nodebug] under sgxemu run [--epc-size @epc], its
+ * enclave loaded. */
+static bool spawn_epc(struct child *c, bool debug, const char *epc)
 {
 	const char *b = test_build_dir(), *key = test_shared_path(SEED_KEY);
 	char cli[4096], host[4096], bin[4096], line[128], path[64];
@@ -77,8 +78,13 @@ static bool spawn(struct child *c, bool debug)
 		dup2(out[1], 1);
 		close(in[1]);
 		close(out[0]);
-		execl(cli, "sgxemu", "run", host, "--wait",
-		      debug ? "--threads" : "--nodebug", key, bin, (char *)NULL);
+		if (epc)
+			execl(cli, "sgxemu", "run", "--epc-size", epc, host,
+			      "--wait", "--copies", "4", key, bin, (char *)NULL);
+		else
+			execl(cli, "sgxemu", "run", host, "--wait",
+			      debug ? "--threads" : "--nodebug", key, bin,
+			      (char *)NULL);
 		_exit(127);
 	}
 	close(in[0]);
@@ -103,6 +109,11 @@ static bool spawn(struct child *c, bool debug)
 	return c->mem >= 0;
 }
 
+static bool spawn(struct child *c, bool debug)
+{
+	return spawn_epc(c, debug, NULL);
+}
+
 /* Let it run its enclave: 0 if it exited 0 having printed "ok". */
 static int finish(struct child *c)
 {
@@ -120,7 +131,8 @@ static int finish(struct child *c)
 	       0 : -1;
 }
 
-/* The enclave image's bytes at @off. */
+/* The enclave image's bytes at @off (zeros past its end, as the loader
+ * adds them). */
 static void image_bytes(uint64_t off, void *buf, size_t n)
 {
 	char bin[4096];
@@ -130,8 +142,8 @@ static void image_bytes(uint64_t off, void *buf, size_t n)
 	snprintf(bin, sizeof(bin), "%s/enclaves/dbg_encl.bin", test_build_dir());
 	img = test_read_file(bin, &size);
 	memset(buf, 0, n);
-	if (img && off + n <= size)
-		memcpy(buf, img + off, n);
+	if (img && off < size)
+		memcpy(buf, img + off, size - off < n ? size - off : n);
 	free(img);
 }
 
@@ -268,6 +280,97 @@ TEST(debug_no_page_and_spans)
 	CHECK_EQ(errno, EIO);
 	/* Code page into data page: both enclave pages. */
 	CHECK_EQ(rd(&c, c.base + L_DATA - 8, buf, 16), 16);
+	CHECK_EQ(finish(&c), 0);
+}
+
+/* How many of the @npages pages from @base are not mapped from the EPC
+ * now; the lowest one's address in *first. */
+static int pages_not_in_epc(pid_t pid, uint64_t base, size_t npages,
+			    uint64_t *first)
+{
+	char path[64], line[512];
+	int n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi;
+
+		if (sscanf(line, "%llx-%llx", &lo, &hi) != 2 ||
+		    hi <= base || lo >= base + npages * 4096 ||
+		    strstr(line, "sgxemu-epc"))
+			continue;
+		if (lo < base)
+			lo = base;
+		if (hi > base + npages * 4096)
+			hi = base + npages * 4096;
+		if (!n || lo < *first)
+			*first = lo;
+		n += (int)((hi - lo) / 4096);
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * EPC paging: with an EPC smaller than four copies of the enclave (and
+ * the smallest the reclaimer works with, twice its high watermark), the
+ * first one's pages are evicted for the others. The hook reloads them on Linux; here they are read from
+ * the backing as ELDU opens them, so every page reads as the image (the
+ * enclave has not run yet), and written back sealed as ELDU expects.
+ */
+TEST(debug_evicted_pages_read_as_their_image)
+{
+	static uint8_t img[L_PAGES * 4096], got[4096];
+	struct child c;
+	uint64_t first = 0;
+	int evicted;
+
+	REQUIRE(spawn_epc(&c, true, "512K"));
+	evicted = pages_not_in_epc(c.pid, c.base, L_PAGES, &first);
+	if (evicted <= 0) {
+		finish(&c);
+		test_skip("no page was evicted with a 512 KiB EPC");
+	}
+	image_bytes(0, img, sizeof(img));
+	for (size_t p = 0; p < L_PAGES; p++) {
+		/* A TCS reads up to its architectural 72 bytes. */
+		size_t n = p * 4096 <= L_TCS2 ? 72 : 4096;
+
+		if (rd(&c, c.base + p * 4096, got, n) != (ssize_t)n) {
+			test_fail(__FILE__, __LINE__, "page %zu: errno %d "
+				  "(%d pages evicted)", p, errno, evicted);
+			continue;
+		}
+		for (size_t k = 0; k < n; k++)
+			if (got[k] != img[p * 4096 + k]) {
+				test_fail(__FILE__, __LINE__, "page %zu differs "
+					  "at %zu: %02x, image %02x", p, k,
+					  got[k], img[p * 4096 + k]);
+				break;
+			}
+	}
+	/* A breakpoint into an evicted code page, read back, then taken out
+	 * again: the page must still load (ELDU's MAC) when the enclave runs
+	 * (finish). The TCS rules hold for an evicted TCS too. */
+	if (pages_not_in_epc(c.pid, c.base + L_TEXT, 1, &first) == 1) {
+		uint8_t cc = 0xcc, back = 0;
+
+		CHECK_EQ(wr(&c, c.base + L_TEXT + 0x40, &cc, 1), 1);
+		CHECK_EQ(rd(&c, c.base + L_TEXT + 0x40, &back, 1), 1);
+		CHECK_EQ(back, 0xcc);
+		CHECK_EQ(wr(&c, c.base + L_TEXT + 0x40, img + L_TEXT + 0x40, 1), 1);
+	}
+	if (pages_not_in_epc(c.pid, c.base + L_TCS0, 1, &first) == 1) {
+		uint64_t zero = 0;
+
+		CHECK_EQ(wr(&c, c.base + L_TCS0 + 16, &zero, 8), -1);
+		CHECK_EQ(errno, EIO);
+		CHECK_EQ(wr(&c, c.base + L_TCS0 + 8, &zero, 8), 8);
+	}
 	CHECK_EQ(finish(&c), 0);
 }
 

@@ -64,7 +64,7 @@ session() {	# NAME HOST-OPTIONS GDB-COMMAND...
 		    -ex "add-symbol-file $ELF -o \$rdi")
 	for c in "$@"; do args+=(-ex "$c"); done
 	# shellcheck disable=SC2086
-	timeout 300 "$CLI" gdb -batch "${args[@]}" "$HOST" $opts "$T/key.pem" "$BIN" \
+	timeout 300 "$CLI" gdb ${RUNOPTS:-} -batch "${args[@]}" "$HOST" $opts "$T/key.pem" "$BIN" \
 		> "$T/$name.out" 2>&1
 	echo "rc=$?" >> "$T/$name.out"
 }
@@ -139,7 +139,15 @@ else
 fi
 has nodebug nodebug_program_runs '^dbg_host: ok$'
 
-# 4. A real fault of the program still stops gdb, at the emulator's
+# 4. EPC paging: three more copies of the enclave in a 512 KiB EPC evict
+# the first one's pages; a breakpoint goes into its evicted code page
+# (sealed again as ELDU expects) and is hit once the page is back.
+RUNOPTS="--epc-size 512K" session evicted "--copies 4" \
+	'break encl_compute' continue 'p x' delete continue
+has evicted bp_in_evicted_page 'hit Breakpoint [0-9]+, encl_compute \(x=2\)'
+has evicted evicted_program_unharmed '^dbg_host: ok$'
+
+# 5. A real fault of the program still stops gdb, at the emulator's
 # signal hook and then at the faulting instruction.
 timeout 300 "$CLI" gdb -batch -ex run -ex continue -ex bt "$HOST" --crash \
 	"$T/key.pem" "$BIN" > "$T/crash.out" 2>&1

@@ -32,7 +32,7 @@ static const char usage[] =
 	"__vdso_sgx_enter_enclave. Exit status: PROG's.\n"
 	"\n"
 	"options:\n"
-	"  --epc-size SIZE   EPC size in bytes (suffix K, M or G; default 93.5M)\n"
+	"  --epc-size SIZE   EPC size in bytes (suffix K, M or G; default 1G)\n"
 	"  --guard           guard mode: ELRANGE inaccessible to host code while\n"
 	"                    no thread is in the enclave\n"
 	"  --no-sgx2         enumerate an SGX1-only processor\n"

@@ -16,7 +16,7 @@
  *    handler except those marked async-signal-safe.
  *
  * Environment (read once, when the platform is first used):
- *   SGXEMU_EPC_SIZE      EPC bytes (suffix K, M or G; default 93.5M)
+ *   SGXEMU_EPC_SIZE      EPC bytes (suffix K, M or G; default 1G)
  *   SGXEMU_EPC_SECTIONS  number of EPC sections (default 1)
  *   SGXEMU_SGX2          1: enumerate SGX2 (default 1)
  *   SGXEMU_GUARD         1: guard mode on (default 0), see below

@@ -89,8 +89,14 @@ struct sgx_epc_section {
 };
 
 #define SGX_MAX_EPC_SECTIONS	8
-/* 93.5 MiB: the EPC of a part with a 128 MiB PRM. */
-#define SGX_DEFAULT_EPC_SIZE	(93 * 1024 * 1024 + 512 * 1024)
+/*
+ * 1 GiB, as a server part's EPC (docs/guide.md, "Configuration"): three
+ * of Gramine's default 256 MiB enclaves (a fork and exec pipeline) fit
+ * without paging, and the kernel selftests' oversubscribed cases, which
+ * build an enclave the size of the whole EPC, stay near 1 GiB of RAM. The
+ * EPC is a memfd: only pages enclaves use take memory.
+ */
+#define SGX_DEFAULT_EPC_SIZE	(1024UL * 1024 * 1024)
 #define SGX_DEFAULT_EPC_PHYS	0x0000000080200000ULL
 
 struct sgx_cpu_config {

@@ -5,8 +5,9 @@
 # AEP, puts ELRANGE at address 0 and keeps its thread data in GS.
 # setup.sh unpacks and signs helloworld into $B/gramine; then
 #   sgxemu run gramine-sgx helloworld
-# must print "Hello, world" and exit 0: with the default EPC (93.5 MiB, so
-# the 256 MiB enclave pages), with an EPC that holds it all, and with EDMM;
+# must print "Hello, world" and exit 0: with a client part's EPC (93.5 MiB,
+# so the 256 MiB enclave pages), with the default one that holds it all,
+# and with EDMM;
 # without the raw system call filter it must fail as Gramine fails without
 # SGX. helloworld also runs with ENCLU faults of the other vendor's kind
 # (SGXEMU_FAULT_STYLE). Beyond helloworld: threads, files, signals and fork
@@ -83,8 +84,8 @@ if [ "$asan" -eq 1 ]; then
 		SGXEMU_RAW_SYSCALLS=off
 	summary
 fi
-run helloworld_paging 0 '^Hello, world$'
-run helloworld_whole_epc 0 '^Hello, world$' SGXEMU_EPC_SIZE=512M
+run helloworld_paging 0 '^Hello, world$' SGXEMU_EPC_SIZE=93.5M
+run helloworld_whole_epc 0 '^Hello, world$'
 # ENCLU's faults as the other vendor's part raises them (#GP/#PF here on
 # AMD, #UD on Intel): Gramine's raw ENCLUs through the other classifier.
 other_style=gp
@@ -168,19 +169,17 @@ multi() {
 	    "$client/helloworld.manifest.template" >"$d/multi.manifest.template"
 	echo 'sgx.max_threads = 8' >>"$d/multi.manifest.template"
 	sign_app "$d" multi || { bad multi "manifest or signing failed: $(tail -n 2 "$d/sign.log")"; return; }
-	# An EPC that holds both enclaves, as for the pipeline below: with
-	# paging its threads can lose their TLS base where FSGSBASE runs
-	# untracked (the retries here used to be for that).
-	export SGXEMU_EPC_SIZE=512M
+	# The default EPC holds both enclaves, as for the pipeline below:
+	# with paging its threads can lose their TLS base where FSGSBASE
+	# runs untracked (the retries here used to be for that).
 	compare threads_file_signal_fork "$d" 'threads|file|signal|child|fork' \
 		"$("$d/multi")" multi
-	unset SGXEMU_EPC_SIZE
 }
 multi
 
 # Debian's own python3.11 binary and standard library, unmodified, under
 # Gramine: threads, hashlib (OpenSSL), zlib, a file on tmpfs and a 32 MiB
-# bytearray (the enclave pages with the default EPC); the output must be
+# bytearray (the enclave pages in a client part's 93.5 MiB EPC); the output must be
 # what the same interpreter prints natively. The interpreter and its
 # shared libraries are trusted files; the standard library is passed
 # through as allowed files (hashing all of it at signing would take long).
@@ -202,15 +201,15 @@ python_run() {
 loader.env.PYTHONHASHSEED = "0"
 sgx.allowed_files = [ "file:/usr/lib/python3.11/" ]'
 	sign_app "$d" python || { bad python3 "manifest or signing failed: $(tail -n 2 "$d/sign.log")"; return; }
-	compare python3_threads_file_memory "$d" 'threads|file|mem' \
-		"$("$py" "$script")" python -c "$(cat "$script")"
+	SGXEMU_EPC_SIZE=93.5M compare python3_threads_file_memory "$d" \
+		'threads|file|mem' "$("$py" "$script")" python -c "$(cat "$script")"
 }
 python_run
 
 # Debian's bash under Gramine: a pipeline, a subshell and an exec'd
 # command, so fork, execve, pipes and SIGCHLD (which Gramine's loader
-# ignores with SA_SIGINFO set) across three enclaves. With an EPC that
-# holds them: under paging, on a host where RD/WRFSBASE run untracked, a
+# ignores with SA_SIGINFO set) across three enclaves. With the default EPC,
+# which holds them: under paging, on a host where RD/WRFSBASE run untracked, a
 # fault that sleeps in the kernel loses the TLS base `cat` has just
 # written (docs/guide.md, section 5), most of the time in this script.
 # Paging under Gramine is what helloworld_paging and the python3 run cover.
@@ -229,10 +228,8 @@ shell_run() {
   "file:/lib/x86_64-linux-gnu/libtinfo.so.6",' \
 		'loader.env.PATH = "/bin"'
 	sign_app "$d" shell || { bad bash_pipeline "manifest or signing failed: $(tail -n 2 "$d/sign.log")"; return; }
-	export SGXEMU_EPC_SIZE=512M
 	compare bash_pipeline "$d" 'pipe|sub|after' \
 		"$("$sh" -c "$script")" shell -c "$script"
-	unset SGXEMU_EPC_SIZE
 }
 shell_run
 

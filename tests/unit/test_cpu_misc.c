@@ -41,7 +41,7 @@ TEST(epc_default_size)
 	struct sgx_cpu cpu;
 
 	REQUIRE_EQ(sgx_cpu_init(&cpu, NULL), 0);
-	CHECK_EQ(cpu.nr_pages, 23936);		/* 93.5 MiB */
+	CHECK_EQ(cpu.nr_pages, 262144);	/* 1 GiB */
 	CHECK_EQ(cpu.nr_sections, 1);
 	CHECK(cpu.epc_fd >= 0);
 	sgx_cpu_destroy(&cpu);

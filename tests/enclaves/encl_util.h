@@ -45,11 +45,17 @@ static inline void *tu_read(const char *path, size_t *size)
 	return buf;
 }
 
+/* Room left free above the range handed out: the mmaps made until the
+ * enclave claims it (ECREATE's own arrays, one of them a byte per EPC
+ * page) take the top of the hole first. */
+#define TU_FREE_SLACK	(64ULL << 20)
+
 /* A free, @size-aligned range of @size bytes. */
 static inline uint64_t tu_free_base(uint64_t size)
 {
-	void *p = (sgxemu_platform_init(), mmap(NULL, size * 2, PROT_NONE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0));
+	void *p = (sgxemu_platform_init(), mmap(NULL, size * 2 + TU_FREE_SLACK,
+		       PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		       -1, 0));
 	uint64_t base;
 
 	/* (The platform's own mappings are made first, above, or they could
@@ -57,7 +63,7 @@ static inline uint64_t tu_free_base(uint64_t size)
 	if (p == MAP_FAILED)
 		return 0;
 	base = ((uint64_t)(uintptr_t)p + size - 1) & ~(size - 1);
-	munmap(p, size * 2);
+	munmap(p, size * 2 + TU_FREE_SLACK);
 	return base;
 }
 

@@ -184,8 +184,10 @@ static void gregs_to_gpr(const greg_t *g, struct sgx_gprsgx *gpr)
 }
 
 /* Leave enclave mode in the saved state: host FS/GS, syscalls allowed. */
-static void to_host(struct sgxemu_tcb *tcb, struct sgxemu_sigsave *save)
+static void to_host(struct sgxemu_tcb *tcb, struct sgxemu_sigsave *save,
+		    ucontext_t *uc)
 {
+	sgxemu__xstate_exit_frame(tcb, uc);
 	sgxemu__kick_leave(tcb);
 	sgxemu__tsc_leave();
 	tcb->in_enclave = false;
@@ -236,7 +238,7 @@ static void do_aex(struct sgxemu_tcb *tcb, ucontext_t *uc,
 	g[REG_RIP] = lp->aep;
 	g[REG_EFL] &= ~(EFL_ARITH | EFL_RF | EFL_TF);
 	fp_init(uc, lp->secs->attributes.xfrm);
-	to_host(tcb, save);
+	to_host(tcb, save, uc);
 }
 
 /* Deliver exception @vector (after its AEX) to a fixup or a handler. */
@@ -604,7 +606,7 @@ static void enclu_in_enclave(struct sgxemu_tcb *tcb, siginfo_t *info,
 		sgx_eexit(sgxemu__cpu(), &tcb->lp);
 		g[REG_RCX] = tcb->lp.aep;
 		g[REG_RIP] = target;
-		to_host(tcb, save);
+		to_host(tcb, save, uc);
 		if (target == (uint64_t)(uintptr_t)sgxemu__api_eexit &&
 		    tcb->api_run) {
 			/* sgxemu_enter(): hand the registers over and give
@@ -710,7 +712,7 @@ void sgxemu__enclave_signal(int signo, siginfo_t *info, ucontext_t *uc,
 	case SGXEMU_EV_CPUID:
 		/* Answered as host CPUID is (sgxemu__cpuid_enclave says why),
 		 * or the #UD below. */
-		if (sgxemu__cpuid_enclave(uc))
+		if (sgxemu__cpuid_enclave(uc, tcb->lp.secs->attributes.xfrm))
 			return;
 		break;
 	case SGXEMU_EV_EXCEPTION:
@@ -922,6 +924,7 @@ bool sgxemu__host_enclu(const struct sgxemu_event *ev, siginfo_t *info,
 		g[REG_EFL] = (g[REG_EFL] & ~(keep | EFL_TF)) | (r->rflags & keep);
 		fp_load(lp, uc);
 	}
+	sgxemu__xstate_enter_frame(tcb, uc, lp->secs->attributes.xfrm);
 	tcb->enc_fs = lp->fsbase;
 	tcb->enc_gs = lp->gsbase;
 	save->fs = lp->fsbase;

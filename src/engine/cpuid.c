@@ -411,15 +411,38 @@ bool sgxemu__cpuid_trap(ucontext_t *uc)
 	return true;
 }
 
-bool sgxemu__cpuid_enclave(ucontext_t *uc)
+/* The standard XSAVE image's size for @xfrm (sgx_xsave_layout: no CPUID
+ * here, in the handler of CPUID's own fault). */
+static uint32_t xsave_size(uint64_t xfrm)
+{
+	uint32_t size = 576;
+
+	for (unsigned i = 2; i < 64; i++) {
+		uint32_t end = sgx_xsave_layout.offset[i] +
+			       sgx_xsave_layout.size[i];
+
+		if ((xfrm & (1ULL << i)) && sgx_xsave_layout.size[i] &&
+		    end > size)
+			size = end;
+	}
+	return size;
+}
+
+bool sgxemu__cpuid_enclave(ucontext_t *uc, uint64_t xfrm)
 {
 	const struct sgxemu_cpuid_model *m;
+	greg_t *g = uc->uc_mcontext.gregs;
+	uint32_t leaf = (uint32_t)g[REG_RAX], subleaf = (uint32_t)g[REG_RCX];
 
 	m = atomic_load_explicit(&current, memory_order_acquire);
 	if (!m || atomic_load(&mech) != SGXEMU_CPUID_FAULT ||
 	    atomic_load(&enclave_ud))
 		return false;
-	answer_at(m, uc->uc_mcontext.gregs);
+	answer_at(m, g);
+	/* In enclave mode XCR0 is XFRM on hardware: leaf 0xD's EBX, the
+	 * size of the features XCR0 enables, is XFRM's. */
+	if (leaf == 0xd && subleaf == 0)
+		g[REG_RBX] = xsave_size(xfrm);
 	return true;
 }
 

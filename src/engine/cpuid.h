@@ -134,11 +134,13 @@ bool sgxemu__cpuid_trap(ucontext_t *uc);
 /*
  * A CPUID in enclave mode that CPUID faulting stopped (the caller read the
  * 0f a2 bytes from the enclave): answer it in place as the part, so that it
- * behaves as on a host without faulting, where it runs natively (false:
+ * behaves as on a host without faulting, where it runs natively, except
+ * that leaf 0xD sub-leaf 0's EBX is the XSAVE size of the enclave's
+ * @xfrm, which hardware has in XCR0 in enclave mode (false:
  * leave it to be the #UD hardware raises, under SGXEMU_CPUID_ENCLAVE=ud or
  * when no model is published).
  */
-bool sgxemu__cpuid_enclave(ucontext_t *uc);
+bool sgxemu__cpuid_enclave(ucontext_t *uc, uint64_t xfrm);
 /* SGXEMU_CPUID_ENCLAVE=ud asks for hardware's #UD (from the environment;
  * sgxemu__cpuid_set_mech takes it in for the handler). */
 bool sgxemu__cpuid_enclave_ud(void);

@@ -186,7 +186,25 @@ struct sgxemu_tcb {
 	bool     foreign;
 	bool     tick_armed;		/* SGXEMU_AEX_TICK timer (kick.c) */
 	timer_t  tick;
+	/* The host's values of the XSAVE features XCR0 has and the
+	 * enclave's XFRM lacks, kept while in enclave mode (xstate.c):
+	 * which features, which of them were not in their initial
+	 * configuration, and their image (standard format, in the slot). */
+	uint64_t xstash_mask, xstash_bv;
+	uint8_t *xstash;
 };
+
+/* The stash's size: 3 pages after the TCB's, enough for AMX (11 KiB). */
+#define SGXEMU_XSTASH_SIZE	(3 * 4096)
+
+/* xstate.c: enclave-mode XSAVE state beyond XFRM. */
+void sgxemu__xstate_init(void);
+/* An entry through a signal frame (@uc's image is what the kernel
+ * restores) / the fast path (live registers); an exit (frame). */
+void sgxemu__xstate_enter_frame(struct sgxemu_tcb *tcb, ucontext_t *uc,
+				uint64_t xfrm);
+void sgxemu__xstate_enter_live(struct sgxemu_tcb *tcb, uint64_t xfrm);
+void sgxemu__xstate_exit_frame(struct sgxemu_tcb *tcb, ucontext_t *uc);
 
 #define TCB_MAGIC 0x42435475656d7867ULL	/* "gxmeuTCB" */
 

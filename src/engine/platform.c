@@ -175,6 +175,7 @@ static int platform_create(void)
 				  "least 100us (e.g. 4ms); no timer AEXs\n");
 	sgxemu__guard_init(sgxemu__platform.guard);
 	sgx_xsave_layout_init();
+	sgxemu__xstate_init();
 	sgxemu__fault_style_init();
 	sgxemu__tsc_init(cc.sgx2);
 	ret = sgxemu__thread_init_global();

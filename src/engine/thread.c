@@ -56,7 +56,8 @@ static bool have_sud = true;
 static __thread struct sgxemu_tcb *tls_tcb
 	__attribute__((tls_model("initial-exec")));
 
-#define ALT_OFFSET	(2 * 4096)	/* TCB page, guard page */
+/* TCB page, the XSAVE stash (xstate.c), a guard page. */
+#define ALT_OFFSET	(4096 + SGXEMU_XSTASH_SIZE + 4096)
 
 
 /* The engine's own changes go to the kernel directly, never through an
@@ -205,7 +206,7 @@ static struct sgxemu_tcb *tcb_setup(bool foreign)
 	if (n < 0)
 		return NULL;
 	slot = (uint8_t *)sgxemu__alt_base + (size_t)n * SLOT_SIZE;
-	if (mprotect(slot, 4096, PROT_READ | PROT_WRITE) ||
+	if (mprotect(slot, 4096 + SGXEMU_XSTASH_SIZE, PROT_READ | PROT_WRITE) ||
 	    mprotect(slot + ALT_OFFSET, SLOT_SIZE - ALT_OFFSET,
 		     PROT_READ | PROT_WRITE)) {
 		slot_free(n);
@@ -220,6 +221,7 @@ static struct sgxemu_tcb *tcb_setup(bool foreign)
 	tcb->host_fs = sgxemu__rdfsbase();
 	tcb->host_gs = sgxemu__rdgsbase();
 	tcb->kern_gs = KERN_GS_UNKNOWN;
+	tcb->xstash = slot + 4096;
 	ss.ss_sp = slot + ALT_OFFSET;
 	ss.ss_size = SLOT_SIZE - ALT_OFFSET;
 	ss.ss_flags = 0;

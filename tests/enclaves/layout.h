@@ -58,6 +58,10 @@
 				 * its values */
 #define CMD_RDTSC	19	/* rdtsc [2 bytes]; rdx = 0x7575 */
 #define CMD_RDTSCP	20	/* rdtscp [3 bytes]; rdx = 0x7676 */
+#define CMD_XSAVE	21	/* XSAVE (all ones but AMX) to scratch, poison
+				 * what follows its legacy area and header,
+				 * XRSTOR all ones, XSAVE again: rdx, r8 =
+				 * the two XSTATE_BVs */
 
 #define LCG_MUL		6364136223846793005ULL
 

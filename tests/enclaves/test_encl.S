@@ -120,6 +120,8 @@ encl_entry:
 	je	cmd_rdtsc
 	cmp	$CMD_RDTSCP, %rdi
 	je	cmd_rdtscp
+	cmp	$CMD_XSAVE, %rdi
+	je	cmd_xsave
 	/* CMD_NOP and unknown commands: straight back. */
 exit:
 	mov	%fs:FS_HOST_RSP, %rsp
@@ -204,6 +206,35 @@ cmd_rdtsc:
 cmd_rdtscp:
 	rdtscp
 	mov	$0x7676, %edx
+	jmp	exit
+
+/*
+ * What a runtime with an XFRM-sized buffer meets (issue 26): an all-ones
+ * XSAVE, then an all-ones XRSTOR of an image whose bytes past the legacy
+ * area and header (576) are garbage. In enclave mode only XFRM features
+ * exist, so neither XSTATE_BV may name another one. The AMX bits (17, 18)
+ * stay out of the mask: their 8 KiB would not fit the scratch page.
+ */
+cmd_xsave:
+	lea	scratch(%rip), %rsi
+	xor	%eax, %eax
+	mov	$64, %ecx
+	lea	512(%rsi), %rdi
+	rep stosq				/* a clean header */
+	mov	$0xfff9ffff, %eax
+	mov	$0xffffffff, %edx
+	xsave64	(%rsi)
+	mov	512(%rsi), %r9
+	lea	576(%rsi), %rdi
+	mov	$-1, %rax
+	mov	$(4096 - 576) / 8, %ecx
+	rep stosq				/* the poison */
+	mov	$0xfff9ffff, %eax
+	mov	$0xffffffff, %edx
+	xrstor64 (%rsi)
+	xsave64	(%rsi)
+	mov	512(%rsi), %r8
+	mov	%r9, %rdx
 	jmp	exit
 
 cmd_syscall:

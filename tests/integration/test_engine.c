@@ -746,6 +746,43 @@ TEST(zmm_preserved_across_aex_with_avx512_xfrm)
 
 /* XFRM with AVX: the upper halves of ymm0-15 go through the SSA's AVX
  * component and come back on ERESUME. */
+/* Put the AVX-512 state in use (XINUSE 5-7), where the host has it. */
+__attribute__((target("avx512f"))) static void zmm_in_use(void)
+{
+	__asm__ volatile("vpternlogd $0xff, %%zmm16, %%zmm16, %%zmm16\n\t"
+			 "vpternlogd $0xff, %%zmm1, %%zmm1, %%zmm1\n\t"
+			 "kxnorw %%k1, %%k1, %%k1" ::: "xmm1", "xmm16", "memory");
+}
+
+/*
+ * In enclave mode only the XFRM features exist (hardware loads XFRM into
+ * XCR0): an enclave with XFRM = x87|SSE that XSAVEs with all ones sees no
+ * other feature in XSTATE_BV, however much the host used them, and an
+ * all-ones XRSTOR of its image does not load them from the bytes that
+ * follow (docs/guide.md: XCR0 stays the host's, so the rest is put into
+ * its initial configuration at every entry and given back at every exit).
+ */
+TEST(xsave_in_enclave_sees_only_xfrm_features)
+{
+	struct sgxemu_enclave *e;
+	struct sgxemu_run run;
+	uint64_t base, tcs, xcr0 = sgx_host_xcr0();
+
+	if (!(xcr0 & ~(uint64_t)SGX_XFRM_LEGACY))
+		test_skip("XCR0 has only x87 and SSE here");
+	LOAD(e, base);
+	tcs = base + L_TCS0;
+	/* (The trap path's entries, ENCLU executed by the program, are
+	 * Gramine's: test_gramine.sh.) */
+	if ((xcr0 & 0xe0) == 0xe0 && __builtin_cpu_supports("avx512f"))
+		zmm_in_use();
+	REQUIRE_EQ(tu_call(&run, tcs, CMD_XSAVE, 0, 0, 0), 0);
+	REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EEXIT);
+	CHECK_EQ(run.regs.rdx & ~(uint64_t)SGX_XFRM_LEGACY, 0);
+	CHECK_EQ(run.regs.r8 & ~(uint64_t)SGX_XFRM_LEGACY, 0);
+	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
+}
+
 TEST(ymm_preserved_across_aex_with_avx_xfrm)
 {
 	struct sgxemu_enclave *e;

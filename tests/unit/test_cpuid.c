@@ -12,6 +12,7 @@
 #include <time.h>
 #include <ucontext.h>
 
+#include "cpu/enclu.h"
 #include "engine/cpuid.h"
 #include "sgxemu/sgxemu.h"
 #include "test.h"
@@ -288,26 +289,41 @@ TEST(cpuid_in_enclave_answered_unless_ud)
 	sgxemu__cpuid_set_mech(SGXEMU_CPUID_FAULT);
 	CHECK(!sgxemu__cpuid_enclave_ud());
 	fake_trap(&uc, cpuid_insn, 13, 0x12, 2);
-	REQUIRE(sgxemu__cpuid_enclave(&uc));
+	REQUIRE(sgxemu__cpuid_enclave(&uc, 3));
 	CHECK_EQ(uc.uc_mcontext.gregs[REG_RIP],
 		 (greg_t)(uintptr_t)(cpuid_insn + 2));
 	CHECK_EQ(uc.uc_mcontext.gregs[REG_RAX], 0x80200001);	/* section 0 */
 	CHECK_EQ(uc.uc_mcontext.gregs[REG_RCX], 0x04000001);
 	fake_trap(&uc, cpuid_insn, 13, 7, 0);
-	REQUIRE(sgxemu__cpuid_enclave(&uc));
+	REQUIRE(sgxemu__cpuid_enclave(&uc, 3));
 	CHECK(uc.uc_mcontext.gregs[REG_RBX] & 4);		/* SGX */
+	/* Leaf 0xD.0's EBX is the size for XFRM, as XCR0 is XFRM in
+	 * enclave mode: 576 for x87|SSE, the host's for the host's XCR0. */
+	sgx_xsave_layout_init();
+	fake_trap(&uc, cpuid_insn, 13, 0xd, 0);
+	REQUIRE(sgxemu__cpuid_enclave(&uc, 3));
+	CHECK_EQ(uc.uc_mcontext.gregs[REG_RBX], 576);
+	{
+		unsigned a, b, c, d;
+
+		__cpuid_count(0xd, 0, a, b, c, d);
+		fake_trap(&uc, cpuid_insn, 13, 0xd, 0);
+		REQUIRE(sgxemu__cpuid_enclave(&uc, sgx_host_xcr0()));
+		CHECK_EQ(uc.uc_mcontext.gregs[REG_RBX], b);
+		CHECK_EQ(uc.uc_mcontext.gregs[REG_RAX], a);
+	}
 
 	setenv("SGXEMU_CPUID_ENCLAVE", "ud", 1);
 	sgxemu__cpuid_set_mech(SGXEMU_CPUID_FAULT);
 	CHECK(sgxemu__cpuid_enclave_ud());
 	fake_trap(&uc, cpuid_insn, 13, 0x12, 2);
-	CHECK(!sgxemu__cpuid_enclave(&uc));
+	CHECK(!sgxemu__cpuid_enclave(&uc, 3));
 	CHECK_EQ(uc.uc_mcontext.gregs[REG_RIP], (greg_t)(uintptr_t)cpuid_insn);
 	unsetenv("SGXEMU_CPUID_ENCLAVE");
 	sgxemu__cpuid_set_mech(SGXEMU_CPUID_REWRITE);
-	CHECK(!sgxemu__cpuid_enclave(&uc));
+	CHECK(!sgxemu__cpuid_enclave(&uc, 3));
 	sgxemu__cpuid_set_mech(SGXEMU_CPUID_OFF);
-	CHECK(!sgxemu__cpuid_enclave(&uc));
+	CHECK(!sgxemu__cpuid_enclave(&uc, 3));
 }
 
 TEST(cpuid_trap_fault_and_rewrite)

@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * XSAVE state in enclave mode beyond the enclave's XFRM (issue 26).
+ *
+ * Hardware loads SECS.XFRM into XCR0 at EENTER and ERESUME, so enclave
+ * code sees only the XFRM features: an all-ones XSAVE there writes an
+ * XFRM-sized image and an all-ones XRSTOR reads one. Here XCR0 stays the
+ * host's (XSETBV is privileged), so with XFRM smaller than XCR0 (Gramine's
+ * default leaves PKRU out, and AVX-512 when a manifest disables it) the
+ * runtime's XFRM-sized buffers meet the host's features. What user mode
+ * can do, done here: at every entry the features XCR0 has and XFRM lacks
+ * are put into their initial configuration (XINUSE = 0), the host's values
+ * kept in the thread's stash; at every exit (EEXIT, AEX) the host's values
+ * come back. So an enclave's all-ones XSAVE records those features as
+ * "init" (XSTATE_BV bit 0), and its all-ones XRSTOR of such an image
+ * initialises them instead of loading whatever lies past its buffer (a
+ * PKRU loaded from there made every access of the enclave fault). The
+ * SSA holds only XFRM features already (src/cpu/enclu.c). What remains
+ * (docs/guide.md, "Differences from hardware"): XSAVE still writes the
+ * initial values of those features at their offsets, past an XFRM-sized
+ * buffer, and XGETBV reports the host's XCR0.
+ *
+ * Two kinds of entry: the trap paths change the signal frame the kernel
+ * restores (its XSAVE image, standard format); the fast EENTER path
+ * (enter.c) works on the live registers just before it jumps in. Exits
+ * always come through a signal frame.
+ */
+#include <string.h>
+
+#include "engine/engine.h"
+
+static uint64_t host_xcr0;	/* 0: nothing to do (no XSAVE, too large) */
+
+void sgxemu__xstate_init(void)
+{
+	uint64_t xcr0 = sgx_host_xcr0();
+	uint32_t end = 576;
+
+	for (unsigned i = 2; i < 64; i++)
+		if ((xcr0 & (1ULL << i)) &&
+		    sgx_xsave_layout.offset[i] + sgx_xsave_layout.size[i] > end)
+			end = sgx_xsave_layout.offset[i] + sgx_xsave_layout.size[i];
+	host_xcr0 = end <= SGXEMU_XSTASH_SIZE ? xcr0 : 0;
+}
+
+/* The features to hide from an enclave with @xfrm (x87 and SSE never). */
+static uint64_t beyond_xfrm(uint64_t xfrm)
+{
+	uint64_t mask = host_xcr0 & ~xfrm & ~(uint64_t)SGX_XFRM_LEGACY;
+
+	/* Only the ones whose place in the image is known and fits. */
+	for (unsigned i = 2; i < 64; i++) {
+		uint32_t end = sgx_xsave_layout.offset[i] +
+			       sgx_xsave_layout.size[i];
+
+		if ((mask & (1ULL << i)) &&
+		    (!sgx_xsave_layout.size[i] || end > SGXEMU_XSTASH_SIZE))
+			mask &= ~(1ULL << i);
+	}
+	return mask;
+}
+
+/* The signal frame's XSAVE image and its size (0: none, or FXSAVE only). */
+static uint8_t *frame_image(ucontext_t *uc, uint32_t *size)
+{
+	uint8_t *fp = (uint8_t *)uc->uc_mcontext.fpregs;
+	uint32_t magic, xsize;
+
+	*size = 0;
+	if (!fp)
+		return NULL;
+	/* The kernel's software-reserved words at 464: magic1, then
+	 * extended_size, xfeatures, xstate_size (fpx_sw_bytes). */
+	memcpy(&magic, fp + 464, 4);
+	memcpy(&xsize, fp + 464 + 16, 4);
+	if (magic != 0x46505853U || xsize < 576)
+		return NULL;
+	*size = xsize;
+	return fp;
+}
+
+void sgxemu__xstate_enter_frame(struct sgxemu_tcb *tcb, ucontext_t *uc,
+				uint64_t xfrm)
+{
+	uint64_t mask = beyond_xfrm(xfrm), bv;
+	uint32_t size;
+	uint8_t *fp = frame_image(uc, &size);
+
+	tcb->xstash_mask = 0;
+	if (!mask || !fp)
+		return;
+	memcpy(&bv, fp + 512, 8);
+	for (unsigned i = 2; i < 64; i++) {
+		uint32_t off = sgx_xsave_layout.offset[i];
+		uint32_t n = sgx_xsave_layout.size[i];
+
+		if (!(mask & (1ULL << i)))
+			continue;
+		if (off + n > size)
+			mask &= ~(1ULL << i);
+		else if (bv & (1ULL << i))
+			memcpy(tcb->xstash + off, fp + off, n);
+	}
+	tcb->xstash_mask = mask;
+	tcb->xstash_bv = bv & mask;
+	bv &= ~mask;
+	memcpy(fp + 512, &bv, 8);
+}
+
+void sgxemu__xstate_enter_live(struct sgxemu_tcb *tcb, uint64_t xfrm)
+{
+	uint8_t init[576] __attribute__((aligned(64)));
+	uint64_t mask = beyond_xfrm(xfrm), bv;
+
+	tcb->xstash_mask = 0;
+	if (!mask)
+		return;
+	/* XSAVE changes only the XSTATE_BV bits it saves: start clean. */
+	memset(tcb->xstash + 512, 0, 64);
+	__asm__ volatile("xsave64 (%0)"
+			 : : "r"(tcb->xstash), "a"((uint32_t)mask),
+			   "d"((uint32_t)(mask >> 32))
+			 : "memory");
+	memcpy(&bv, tcb->xstash + 512, 8);
+	/* XRSTOR of an image whose XSTATE_BV is 0 initialises the features
+	 * of its mask. With AVX (bit 2) in the mask it loads MXCSR too:
+	 * give it the current one, which the XSAVE above stored. */
+	memset(init, 0, sizeof(init));
+	if (mask & (1ULL << 2))
+		memcpy(init + 24, tcb->xstash + 24, 4);
+	__asm__ volatile("xrstor64 (%0)"
+			 : : "r"(init), "a"((uint32_t)mask),
+			   "d"((uint32_t)(mask >> 32))
+			 : "memory");
+	tcb->xstash_mask = mask;
+	tcb->xstash_bv = bv & mask;
+}
+
+void sgxemu__xstate_exit_frame(struct sgxemu_tcb *tcb, ucontext_t *uc)
+{
+	uint64_t mask = tcb->xstash_mask, bv;
+	uint32_t size;
+	uint8_t *fp = frame_image(uc, &size);
+
+	tcb->xstash_mask = 0;
+	if (!mask || !fp)
+		return;
+	memcpy(&bv, fp + 512, 8);
+	for (unsigned i = 2; i < 64; i++) {
+		uint32_t off = sgx_xsave_layout.offset[i];
+		uint32_t n = sgx_xsave_layout.size[i];
+
+		if ((tcb->xstash_bv & (1ULL << i)) && off + n <= size)
+			memcpy(fp + off, tcb->xstash + off, n);
+	}
+	bv = (bv & ~mask) | tcb->xstash_bv;
+	memcpy(fp + 512, &bv, 8);
+}

@@ -79,17 +79,14 @@ static uint8_t *frame_image(ucontext_t *uc, uint32_t *size)
 	return fp;
 }
 
-void sgxemu__xstate_enter_frame(struct sgxemu_tcb *tcb, ucontext_t *uc,
-				uint64_t xfrm)
+/*
+ * Copy the features of @mask that @bv says are in use from one standard
+ * XSAVE image to another (same offsets); those not within @size bytes are
+ * dropped from the mask returned.
+ */
+static uint64_t copy_features(uint8_t *dst, const uint8_t *src,
+			      uint64_t mask, uint64_t bv, uint32_t size)
 {
-	uint64_t mask = beyond_xfrm(xfrm), bv;
-	uint32_t size;
-	uint8_t *fp = frame_image(uc, &size);
-
-	tcb->xstash_mask = 0;
-	if (!mask || !fp)
-		return;
-	memcpy(&bv, fp + 512, 8);
 	for (unsigned i = 2; i < 64; i++) {
 		uint32_t off = sgx_xsave_layout.offset[i];
 		uint32_t n = sgx_xsave_layout.size[i];
@@ -99,8 +96,35 @@ void sgxemu__xstate_enter_frame(struct sgxemu_tcb *tcb, ucontext_t *uc,
 		if (off + n > size)
 			mask &= ~(1ULL << i);
 		else if (bv & (1ULL << i))
-			memcpy(tcb->xstash + off, fp + off, n);
+			memcpy(dst + off, src + off, n);
 	}
+	return mask;
+}
+
+/* The stash is emptied; the frame's image, its size and XSTATE_BV when
+ * there is something to do for @mask, else NULL. */
+static uint8_t *frame_open(struct sgxemu_tcb *tcb, ucontext_t *uc,
+			   uint64_t mask, uint32_t *size, uint64_t *bv)
+{
+	uint8_t *fp = frame_image(uc, size);
+
+	tcb->xstash_mask = 0;
+	if (!mask || !fp)
+		return NULL;
+	memcpy(bv, fp + 512, 8);
+	return fp;
+}
+
+void sgxemu__xstate_enter_frame(struct sgxemu_tcb *tcb, ucontext_t *uc,
+				uint64_t xfrm)
+{
+	uint64_t mask = beyond_xfrm(xfrm), bv;
+	uint32_t size;
+	uint8_t *fp = frame_open(tcb, uc, mask, &size, &bv);
+
+	if (!fp)
+		return;
+	mask = copy_features(tcb->xstash, fp, mask, bv, size);
 	tcb->xstash_mask = mask;
 	tcb->xstash_bv = bv & mask;
 	bv &= ~mask;
@@ -140,19 +164,11 @@ void sgxemu__xstate_exit_frame(struct sgxemu_tcb *tcb, ucontext_t *uc)
 {
 	uint64_t mask = tcb->xstash_mask, bv;
 	uint32_t size;
-	uint8_t *fp = frame_image(uc, &size);
+	uint8_t *fp = frame_open(tcb, uc, mask, &size, &bv);
 
-	tcb->xstash_mask = 0;
-	if (!mask || !fp)
+	if (!fp)
 		return;
-	memcpy(&bv, fp + 512, 8);
-	for (unsigned i = 2; i < 64; i++) {
-		uint32_t off = sgx_xsave_layout.offset[i];
-		uint32_t n = sgx_xsave_layout.size[i];
-
-		if ((tcb->xstash_bv & (1ULL << i)) && off + n <= size)
-			memcpy(fp + off, tcb->xstash + off, n);
-	}
+	copy_features(fp, tcb->xstash, mask, tcb->xstash_bv, size);
 	bv = (bv & ~mask) | tcb->xstash_bv;
 	memcpy(fp + 512, &bv, 8);
 }

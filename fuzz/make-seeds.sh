@@ -11,7 +11,8 @@ C=fuzz/corpus
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p $C/fuzz_policy $C/fuzz_secrets $C/fuzz_sgxs $C/fuzz_sigstruct \
-	 $C/fuzz_encls $C/fuzz_enclu $C/fuzz_ioctl $C/fuzz_abort_page
+	 $C/fuzz_encls $C/fuzz_enclu $C/fuzz_ioctl $C/fuzz_abort_page \
+	 $C/fuzz_aesm $C/fuzz_quote
 
 # -- policy files
 cp policies/strict.policy $C/fuzz_policy/strict
@@ -91,4 +92,40 @@ seed("vex_ymm_load", 1, 0, 0, 0, [0xc5, 0xfe, 0x6f, 0x09])
 seed("add_load", 0, 0, 0, 0, [0x48, 0x03, 0x01])
 seed("evex_zmm17_load", 1, 0, 0, 0, [0x62, 0xe1, 0xfe, 0x48, 0x6f, 0x09])
 PY
+# -- AESM requests (the bodies after the length): Gramine's InitQuoteEx
+#    (attestation-facts.md §7.1), GetSupportedAttKeyIDNum, an EPID
+#    GetQuote, and a GetQuoteEx whose report (0xEE bytes) the harness
+#    swaps for a real one (leading 0x01)
+python3 - "$C/fuzz_aesm" <<'PY'
+import struct, sys
+d = sys.argv[1]
+def bytes_field(n, b):
+    return bytes([n << 3 | 2]) + varint(len(b)) + b
+def varint(v):
+    out = b""
+    while True:
+        out += bytes([(v & 0x7f) | (0x80 if v > 0x7f else 0)])
+        v >>= 7
+        if not v:
+            return out
+key = bytearray(256)
+key[4:6] = struct.pack("<H", 32)
+key[6:38] = bytes.fromhex("8c4f5775d796503e96137f77c68a829a0056ac8ded70140b081b094490c57bff")
+key[54:58] = struct.pack("<I", 1)
+key[154:158] = struct.pack("<I", 2)
+init = bytes_field(1, bytes(key)) + b"\x18\x01\x20\x20"
+open(d + "/gramine_init_quote_ex", "wb").write(b"\x7a" + varint(len(init)) + init)
+open(d + "/key_id_num", "wb").write(b"\xaa\x01\x00")
+open(d + "/epid_get_quote", "wb").write(b"\x12\x0a\x0a\x02\xaa\xbb\x10\x01\x1a\x00\x30\x10")
+gq = bytes_field(1, b"\xee" * 432) + bytes_field(2, bytes(key)) + b"\x20" + varint(8192)
+open(d + "/get_quote_ex", "wb").write(b"\x01" + b"\x8a\x01" + varint(len(gq)) + gq)
+PY
+# -- quotes: collateral documents of a fresh platform (modes 1, 2, 4),
+#    patches to the harness's own good quote (mode 5)
+SGXEMU_SECRETS_FILE="$tmp/secrets" "$CLI" attest collateral --out "$tmp/col"
+{ printf '\x01'; cat "$tmp/col/tcbInfo.json"; } > $C/fuzz_quote/tcb_info
+{ printf '\x02'; cat "$tmp/col/qeIdentity.json"; } > $C/fuzz_quote/qe_identity
+{ printf '\x04'; cat "$tmp/col/tcbInfo.json"; } > $C/fuzz_quote/json
+printf '\x05' > $C/fuzz_quote/good
+printf '\x05\x64\x00\x01\x40\x04\x80' > $C/fuzz_quote/patched
 echo "seeds written to $C"

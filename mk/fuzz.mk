@@ -33,7 +33,7 @@ fuzz:
 
 fuzz-bins: $(FUZZ_BINS)
 
-$(FUZZ_B)/fuzz/%: fuzz/%.c fuzz/fuzz.h fuzz/fuzz_sign.h $(FUZZ_TOOL_OBJS) $(LIB)
+$(FUZZ_B)/fuzz/%: fuzz/%.c fuzz/fuzz.h fuzz/fuzz_sign.h fuzz/fuzz_attest.h $(FUZZ_TOOL_OBJS) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Ifuzz -Itools -MMD -MP -fsanitize=fuzzer -o $@ $< \
 		$(FUZZ_TOOL_OBJS) $(LIB) $(LDFLAGS) $(LDLIBS)

@@ -12,7 +12,8 @@
 # root and without sudo the missing packages are named and it fails.
 set -euo pipefail
 
-build=(build-essential libssl-dev clang openssl libzydis-dev)
+build=(build-essential libssl-dev clang openssl libzydis-dev libprotobuf-c-dev
+       protobuf-c-compiler)
 test=(libprotobuf-c1 python3-click python3-jinja2 python3-pyelftools
       python3-tomli python3-tomli-w python3-voluptuous python3-cryptography
       gdb)

@@ -4,12 +4,15 @@
  * attestation services on the command line (src/attest, the public API in
  * include/sgxemu/attest.h). Nothing here chains to Intel's root.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <openssl/pem.h>
 
+#include "attest/aesm.h"
 #include "attest/attest.h"
 #include "cli.h"
 #include "commands.h"
@@ -342,4 +345,53 @@ const struct cli_command cmd_attest = {
 	.summary = "attestation services: collateral, quoting, identities",
 	.usage = attest_usage,
 	.main = attest_main,
+};
+
+static const char aesmd_usage[] =
+"usage: sgxemu aesmd [--socket PATH]\n"
+"\n"
+"Serve the AESM socket protocol for programs that run outside `sgxemu run`\n"
+"(under it, the shim answers " AESM_SOCKET_PATH " itself):\n"
+"the ECDSA attestation key id, InitQuoteEx, GetQuoteSizeEx, GetQuoteEx,\n"
+"SelectAttKeyID; EPID requests get error 30 (SERVICE_UNAVAILABLE), as on\n"
+"a DCAP-only platform. Quotes are this platform's (the secrets file), under\n"
+"this installation's root: nothing chains to Intel's root.\n"
+"\n"
+"  --socket PATH  where to listen (default " AESM_SOCKET_PATH ";\n"
+"                 its directory is created when missing)\n";
+
+static int aesmd_main(int argc, char **argv)
+{
+	const char *path = AESM_SOCKET_PATH;
+	char why[512], dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	char *slash;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--socket") && i + 1 < argc) {
+			path = argv[++i];
+		} else {
+			cli_error("unknown argument '%s' (try 'sgxemu aesmd --help')",
+				  argv[i]);
+			return CLI_EXIT_USAGE;
+		}
+	}
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		if (mkdir(dir, 0755) && errno != EEXIST) {
+			cli_error("cannot create %s: %s", dir, strerror(errno));
+			return CLI_EXIT_FAIL;
+		}
+	}
+	sgxemu_aesm_serve(path, why, sizeof(why));
+	cli_error("%s", why);
+	return CLI_EXIT_FAIL;
+}
+
+const struct cli_command cmd_aesmd = {
+	.name = "aesmd",
+	.summary = "serve the AESM socket (quotes) outside `sgxemu run`",
+	.usage = aesmd_usage,
+	.main = aesmd_main,
 };

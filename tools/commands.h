@@ -17,6 +17,7 @@ extern const struct cli_command cmd_audit;
 extern const struct cli_command cmd_quote;
 extern const struct cli_command cmd_attest;
 extern const struct cli_command cmd_gdb;
+extern const struct cli_command cmd_aesmd;
 
 /*
  * What `sgxemu run` and `sgxemu gdb` share (run.c). run_options() reads

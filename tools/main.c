@@ -19,6 +19,7 @@ static const struct cli_command *const commands[] = {
 	&cmd_audit,
 	&cmd_attest,
 	&cmd_quote,
+	&cmd_aesmd,
 };
 
 #define NR_COMMANDS	(sizeof(commands) / sizeof(commands[0]))

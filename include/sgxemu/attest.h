@@ -41,6 +41,13 @@ int sgxemu_qe_target_info(struct sgx_targetinfo *ti, char *why, size_t whylen);
 int sgxemu_quote_generate(const struct sgx_report *report, uint8_t **quote,
 			  size_t *len, char *why, size_t whylen);
 
+/*
+ * Serve the AESM socket protocol (ECDSA quotes; EPID answered as on a
+ * DCAP-only platform) at the Unix socket @path, a thread per client,
+ * until a fatal error: -errno with the reason in @why.
+ */
+int sgxemu_aesm_serve(const char *path, char *why, size_t whylen);
+
 /* ------------------------------------------------------------------ */
 /* Collateral: TCB info, QE identity, CRLs (attestation-facts.md §4).  */
 /* ------------------------------------------------------------------ */

@@ -4,9 +4,10 @@
  * every system call of their loader with a `syscall` of their own, never
  * through libc, so the interposed libc functions never see them. Those
  * that concern SGX (device open, ioctl, the mappings of ELRANGE, the
- * descriptors, signal dispositions, fork) are caught by a seccomp filter
- * on the system call number and the instruction pointer, and served here
- * by the same code as the libc-routed calls (interpose.c, stat.c, init.c):
+ * descriptors, signal dispositions, fork, connect to the AESM socket) are
+ * caught by a seccomp filter on the system call number and the
+ * instruction pointer, and served here by the same code as the
+ * libc-routed calls (interpose.c, stat.c, init.c, aesm.c):
  * the result goes back in RAX as the kernel would put it.
  *
  * Which code counts as the program's: the executable segments of every
@@ -46,6 +47,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -68,6 +70,7 @@ static const unsigned trapped[] = {
 	SYS_stat, SYS_fstat, SYS_lstat, SYS_newfstatat, SYS_statx,
 	SYS_access, SYS_faccessat, SYS_faccessat2,
 	SYS_rt_sigaction, SYS_sigaltstack, SYS_fork, SYS_clone3,
+	SYS_connect,
 };
 
 struct xrange {
@@ -286,6 +289,8 @@ static long serve(unsigned nr, const long *a)
 		return raw_openat2((int)a[0], p1, (void *)a[2], (size_t)a[3]);
 	case SYS_close:
 		return ret_of(close((int)a[0]));
+	case SYS_connect:	/* the AESM socket (aesm.c) */
+		return ret_of(connect((int)a[0], p1, (socklen_t)a[2]));
 	case SYS_close_range:
 		return ret_of(close_range((unsigned)a[0], (unsigned)a[1],
 					  (int)a[2]));

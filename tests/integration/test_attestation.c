@@ -4,7 +4,8 @@
  * EGETKEY (tests/enclaves/keys_encl.S): local attestation between two
  * enclaves, tampering, sealing with MRENCLAVE and MRSIGNER policies, the
  * ISVSVN rules, a sealed secret that a new process unseals, and a remote
- * attestation quote of an enclave's REPORT that the verifier accepts.
+ * attestation quote of an enclave's REPORT that the verifier accepts, also
+ * through `sgxemu aesmd` speaking the AESM socket protocol.
  */
 #include <errno.h>
 #include <spawn.h>
@@ -16,6 +17,8 @@
 
 #include "test.h"
 #include "../enclaves/encl_util.h"
+#include "aesm_client.h"
+#include "attest/aesm.h"
 #include "sgxemu/attest.h"
 
 #define K_REPORT	1
@@ -594,4 +597,96 @@ TEST(quote_of_an_enclave_report_verifies)
 	q = NULL;
 	CHECK_EQ(sgxemu_quote_generate(&r, &q, &len, why, sizeof(why)), 47);
 	CHECK(q == NULL);
+}
+
+/* One AESM request to @a; the decoded Response or NULL. */
+static Aesm__Message__Response *aesm_ask(const struct sockaddr_un *a, socklen_t len,
+					 Aesm__Message__Request *q)
+{
+	for (int i = 0; i < 200; i++) {		/* until the service listens */
+		Aesm__Message__Response *r = tc_aesm_call(a, len, q);
+
+		if (r)
+			return r;
+		usleep(25000);
+	}
+	return NULL;
+}
+
+/*
+ * The standalone service: `sgxemu aesmd --socket PATH` in another process
+ * gives the QE's TARGETINFO (InitQuoteEx) and quotes the REPORT this
+ * enclave makes for it (GetQuoteEx), as the PSW's quote library asks.
+ */
+TEST(aesmd_quotes_an_enclave_report)
+{
+	Aesm__Message__Request__InitQuoteExRequest iq =
+		AESM__MESSAGE__REQUEST__INIT_QUOTE_EX_REQUEST__INIT;
+	Aesm__Message__Request q = AESM__MESSAGE__REQUEST__INIT;
+	Aesm__Message__Response *r;
+	struct sgxemu_verify_result res;
+	struct sgx_targetinfo ti;
+	struct sgx_report rep;
+	struct keys_encl a;
+	struct sockaddr_un addr;
+	socklen_t alen;
+	char dir[256], sock[300], cli[300];
+	char *argv[] = { cli, (char *)"aesmd", (char *)"--socket", sock, NULL };
+	uint8_t id[256], data[64];
+	pid_t pid;
+	int st;
+
+	REQUIRE(load_keys(&a, 0, 1));
+	snprintf(dir, sizeof(dir), "%s/tmp/aesmd-%d", test_build_dir(), (int)getpid());
+	snprintf(sock, sizeof(sock), "%s/aesm.socket", dir);
+	snprintf(cli, sizeof(cli), "%s/sgxemu", test_build_dir());
+	REQUIRE_EQ(posix_spawn(&pid, cli, NULL, NULL, argv, environ), 0);
+	tc_aesm_addr(sock, &addr, &alen);
+
+	sgx_aesm_key_id(id);
+	iq.has_att_key_id = 1;
+	iq.att_key_id.data = id;
+	iq.att_key_id.len = sizeof(id);
+	iq.b_pub_key_id = 1;
+	iq.has_buf_size = 1;
+	iq.buf_size = 32;
+	q.init_quote_ex_req = &iq;
+	r = aesm_ask(&addr, alen, &q);
+	if (!r || !r->init_quote_ex_res || r->init_quote_ex_res->errorcode ||
+	    r->init_quote_ex_res->target_info.len != sizeof(ti)) {
+		test_fail(__FILE__, __LINE__, "InitQuoteEx failed");
+		goto out;
+	}
+	memcpy(&ti, r->init_quote_ex_res->target_info.data, sizeof(ti));
+	aesm__message__response__free_unpacked(r, NULL);
+
+	for (int i = 0; i < 64; i++)
+		data[i] = (uint8_t)(i * 7);
+	r = NULL;
+	if (!report(&a, &ti, data, &rep)) {
+		test_fail(__FILE__, __LINE__, "EREPORT failed");
+		goto out;
+	}
+	r = tc_aesm_get_quote(&addr, alen, &rep, id);
+	if (!r || !r->get_quote_ex_res || r->get_quote_ex_res->errorcode) {
+		test_fail(__FILE__, __LINE__, "GetQuoteEx failed (%u)",
+			  r && r->get_quote_ex_res ? r->get_quote_ex_res->errorcode : 0);
+		goto out;
+	}
+	{
+		const uint8_t *quote = r->get_quote_ex_res->quote.data;
+		uint32_t sig_len;
+
+		memcpy(&sig_len, quote + 432, 4);
+		CHECK_EQ(sgxemu_quote_verify(quote, 436 + (size_t)sig_len, NULL, &res), 0);
+		CHECK_MEM(res.report.mrenclave, a.expect_mrenclave, 32);
+		CHECK_MEM(res.report.report_data, data, 64);
+	}
+out:
+	if (r)
+		aesm__message__response__free_unpacked(r, NULL);
+	kill(pid, SIGTERM);
+	waitpid(pid, &st, 0);
+	unlink(sock);
+	rmdir(dir);
 }

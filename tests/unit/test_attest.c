@@ -19,6 +19,7 @@
 #include <openssl/x509v3.h>
 
 #include "test.h"
+#include "aesm_client.h"
 #include "attest/attest.h"
 #include "attest/ecdsa.h"
 #include "attest/json.h"
@@ -27,25 +28,9 @@
 #include "attest/verify.h"
 #include "sgxemu/attest.h"
 
-__attribute__((constructor(101))) static void use_test_platform(void)
+__attribute__((constructor)) static void use_test_platform(void)
 {
-	static char path[512];
-
-	snprintf(path, sizeof(path), "%s/tmp-attest", test_build_dir());
-	mkdir(path, 0700);
-	snprintf(path, sizeof(path), "%s/tmp-attest/secrets", test_build_dir());
-	setenv("SGXEMU_SECRETS_FILE", path, 1);
-	unsetenv("SGXEMU_CPUSVN");
-}
-
-static struct sgx_attest *ctx(void)
-{
-	struct sgx_attest *a = NULL;
-	char why[256];
-
-	if (sgx_attest_get(&a, why, sizeof(why)))
-		test_fail(__FILE__, __LINE__, "platform: %s", why);
-	return a;
+	tc_attest_platform();
 }
 
 /* What EREPORT does for an application enclave targeting the QE. */
@@ -64,7 +49,7 @@ static void app_report(struct sgx_report *r, uint64_t flags, uint8_t fill)
 	id.isvsvn = 3;
 	memset(rd, fill, sizeof(rd));
 	sgxemu_qe_target_info(&ti, NULL, 0);
-	sgx_build_report(&ctx()->keys, &id, &ti, rd, r);
+	sgx_build_report(&tc_attest()->keys, &id, &ti, rd, r);
 }
 
 static uint8_t *make_quote(uint64_t flags, size_t *len)
@@ -131,7 +116,7 @@ TEST(quote_layout_is_quote_v3)
 	static const uint8_t intel_vendor[16] = {
 		0x93, 0x9a, 0x72, 0x33, 0xf7, 0x9c, 0x4c, 0xa9,
 		0x94, 0x0a, 0x0d, 0xb3, 0x95, 0x7f, 0x06, 0x07 };
-	struct sgx_attest *a = ctx();
+	struct sgx_attest *a = tc_attest();
 	uint8_t hash[32], buf[96];
 	uint16_t u16;
 	uint32_t siglen, certlen;
@@ -173,7 +158,7 @@ TEST(quote_layout_is_quote_v3)
 /* The PCK certificate: the SGX extension as DER that OpenSSL can walk. */
 TEST(pck_certificate_has_sgx_extension)
 {
-	struct sgx_attest *a = ctx();
+	struct sgx_attest *a = tc_attest();
 	ASN1_OBJECT *obj = OBJ_txt2obj("1.2.840.113741.1.13.1", 1);
 	X509_EXTENSION *ext;
 	const ASN1_OCTET_STRING *v;
@@ -249,7 +234,7 @@ TEST(report_not_for_the_qe_is_refused)
 	memset(&other, 0, sizeof(other));
 	memset(other.measurement, 0x11, 32);
 	other.attributes = id.attributes;
-	sgx_build_report(&ctx()->keys, &id, &other, rd, &r);
+	sgx_build_report(&tc_attest()->keys, &id, &other, rd, &r);
 	CHECK_EQ(sgxemu_quote_generate(&r, &q, &len, why, sizeof(why)),
 		 AESM_INVALID_REPORT);
 	CHECK(q == NULL);
@@ -414,7 +399,7 @@ static void resign_qe_identity(struct sgxemu_collateral *c, const char *from,
 	memcpy(at, to, strlen(to));
 	body = s + strlen("{\"enclaveIdentity\":");
 	end = strstr(s, ",\"signature\":\"");
-	sgx_ecdsa_sign(ctx()->pki.tcb_key, body, (size_t)(end - body), sig);
+	sgx_ecdsa_sign(tc_attest()->pki.tcb_key, body, (size_t)(end - body), sig);
 	for (int i = 0; i < 64; i++)
 		snprintf(end + 14 + 2 * i, 3, "%02x", sig[i]);
 	end[14 + 128] = '"';
@@ -430,7 +415,7 @@ TEST(qe_identity_mismatch_is_refused)
 
 	REQUIRE(q);
 	REQUIRE_EQ(sgxemu_collateral_make(NULL, &c, why, sizeof(why)), 0);
-	snprintf(from, sizeof(from), "\"mrsigner\":\"%02X", ctx()->qe.mrsigner[0]);
+	snprintf(from, sizeof(from), "\"mrsigner\":\"%02X", tc_attest()->qe.mrsigner[0]);
 	resign_qe_identity(&c, from, "\"mrsigner\":\"00");
 	CHECK_EQ(verify_with(q, len, &c, &res), ST_QE_IDENTITY_MISMATCH);
 	CHECK(!strcmp(res.check, "QE identity match"));
@@ -495,7 +480,7 @@ TEST(truncated_quotes_are_refused)
 TEST(chain_out_of_order_is_refused)
 {
 	struct sgxemu_verify_result res;
-	struct sgx_attest *a = ctx();
+	struct sgx_attest *a = tc_attest();
 	char *pem = NULL;
 	size_t len, plen = 0;
 	uint8_t *q = make_quote(0, &len);
@@ -582,12 +567,12 @@ TEST(quotes_of_one_platform_share_the_pck_certificate)
 	char path[512], why[256];
 
 	snprintf(path, sizeof(path), "%s/tmp-attest/secrets", test_build_dir());
-	REQUIRE(ctx());
+	REQUIRE(tc_attest());
 	/* A second context on the same secrets file: same keys, same PCK
 	 * certificate, as another process of the platform sees them. */
 	REQUIRE_EQ(sgx_attest_open(&fresh, path, why, sizeof(why)), 0);
-	CHECK_MEM(fresh.att_pub, ctx()->att_pub, 64);
-	CHECK_MEM(fresh.qe_id, ctx()->qe_id, 16);
-	CHECK_EQ(X509_cmp(fresh.pck, ctx()->pck), 0);
+	CHECK_MEM(fresh.att_pub, tc_attest()->att_pub, 64);
+	CHECK_MEM(fresh.qe_id, tc_attest()->qe_id, 16);
+	CHECK_EQ(X509_cmp(fresh.pck, tc_attest()->pck), 0);
 	sgx_attest_close(&fresh);
 }

@@ -7,11 +7,8 @@
 # tests/integration/test_attestation.c.)
 # Last line: "N passed, N failed, N skipped".
 set -u
-B=${B:-build}
+. "$(dirname "$0")/../lib/test_lib.sh"
 CLI=${CLI:-$B/sgxemu}
-pass=0 fail=0
-ok()  { echo "ok $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1: $2"; fail=$((fail + 1)); }
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 export SGXEMU_SECRETS_FILE="$T/p/secrets"
@@ -60,5 +57,4 @@ out=$("$CLI" attest quote "$T/report.dat" --out "$T/q.dat" 2>&1); rc=$?
 	bad forged_report_refused "rc $rc: $out"
 "$CLI" quote verify 2>/dev/null; [ $? = 2 ] && ok usage_exit_2 || bad usage_exit_2 "rc"
 
-echo "$pass passed, $fail failed, 0 skipped"
-[ "$fail" -eq 0 ]
+finish

@@ -87,7 +87,7 @@ $(SO): $(SHIM_OBJS) $(LIB_OBJS)
 	$(CC) -shared $(LDFLAGS) -o $@ $^ $(LDLIBS) -Wl,-z,noexecstack
 
 $(CLI): $(TOOL_OBJS) $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $(TOOL_OBJS) $(LIB) $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $(TOOL_OBJS) $(LIB) $(LDLIBS) $(CLI_LDLIBS)
 
 $(B)/tests/%: tests/%.c $(TLIB_OBJS) $(LIB)
 	@mkdir -p $(dir $@)

@@ -12,3 +12,6 @@ $(B)/gen/attest/%.pb-c.o: $(B)/gen/attest/%.pb-c.c
 # Sources that include the generated header wait for it.
 $(B)/src/attest/aesm.o $(B)/src/shim/aesm.o: $(B)/gen/attest/aesm.pb-c.h
 $(B)/tests/lib/aesm_client.o: $(B)/gen/attest/aesm.pb-c.h
+
+# `sgxemu pccs` serves HTTP with libmicrohttpd: the CLI alone links it.
+CLI_LDLIBS += -lmicrohttpd

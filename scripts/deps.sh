@@ -13,10 +13,10 @@
 set -euo pipefail
 
 build=(build-essential libssl-dev clang openssl libzydis-dev libprotobuf-c-dev
-       protobuf-c-compiler)
+       protobuf-c-compiler libmicrohttpd-dev)
 test=(libprotobuf-c1 python3-click python3-jinja2 python3-pyelftools
       python3-tomli python3-tomli-w python3-voluptuous python3-cryptography
-      gdb)
+      gdb curl)
 
 want=("${build[@]}")
 case "${1:-build}" in

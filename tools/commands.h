@@ -18,6 +18,7 @@ extern const struct cli_command cmd_quote;
 extern const struct cli_command cmd_attest;
 extern const struct cli_command cmd_gdb;
 extern const struct cli_command cmd_aesmd;
+extern const struct cli_command cmd_pccs;
 
 /*
  * What `sgxemu run` and `sgxemu gdb` share (run.c). run_options() reads

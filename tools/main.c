@@ -20,6 +20,7 @@ static const struct cli_command *const commands[] = {
 	&cmd_attest,
 	&cmd_quote,
 	&cmd_aesmd,
+	&cmd_pccs,
 };
 
 #define NR_COMMANDS	(sizeof(commands) / sizeof(commands[0]))

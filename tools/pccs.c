@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sgxemu pccs: the PCCS REST API over HTTP on the loopback address, with
+ * libmicrohttpd; the answers are src/attest/pccs.c's. A quote provider
+ * library is pointed at it (Intel's QCNL: pccs_url
+ * "http://127.0.0.1:PORT/sgx/certification/v4/", use_secure_cert false).
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "attest/pccs.h"
+#include "cli.h"
+#include "commands.h"
+
+static const char usage[] =
+"usage: sgxemu pccs [--port N] [--tcb-out-of-date] [--revoke-pck]\n"
+"                   [--qe-out-of-date]\n"
+"\n"
+"Serve this platform's PCK certificate and collateral with the PCCS REST\n"
+"API's paths and headers, over plain HTTP on 127.0.0.1 (default port\n"
+"8081): /sgx/certification/v4/ (and v3/) pckcert, pckcrl, tcb,\n"
+"qe/identity, rootcacrl. Everything is under this installation's root:\n"
+"nothing chains to Intel's root. The options change the collateral as\n"
+"`sgxemu attest collateral` does. Runs until interrupted.\n";
+
+static struct sgxemu_collateral_opts opts;
+static unsigned long request_id;
+
+static const char *get_arg(void *cls, const char *key)
+{
+	return MHD_lookup_connection_value(cls, MHD_GET_ARGUMENT_KIND, key);
+}
+
+static enum MHD_Result answer(void *cls, struct MHD_Connection *c,
+			      const char *url, const char *method,
+			      const char *version, const char *upload,
+			      size_t *upload_len, void **state)
+{
+	struct sgx_pccs_reply r;
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+	char id[32];
+
+	(void)cls;
+	(void)version;
+	(void)upload;
+	(void)state;
+	if (*upload_len)
+		return MHD_NO;		/* GET only: no bodies */
+	if (strcmp(method, "GET")) {
+		memset(&r, 0, sizeof(r));
+		r.status = 405;
+		r.content_type = "text/plain";
+	} else if (sgx_pccs_answer(&opts, url, get_arg, c, &r)) {
+		sgx_pccs_reply_free(&r);
+		return MHD_NO;
+	}
+	resp = MHD_create_response_from_buffer(r.len, r.body, MHD_RESPMEM_MUST_COPY);
+	if (!resp) {
+		sgx_pccs_reply_free(&r);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, "Content-Type", r.content_type);
+	snprintf(id, sizeof(id), "sgxemu-%lu",
+		 __atomic_add_fetch(&request_id, 1, __ATOMIC_RELAXED));
+	MHD_add_response_header(resp, "Request-ID", id);
+	for (int i = 0; i < r.nr_headers; i++)
+		MHD_add_response_header(resp, r.headers[i].name, r.headers[i].value);
+	ret = MHD_queue_response(c, r.status, resp);
+	MHD_destroy_response(resp);
+	sgx_pccs_reply_free(&r);
+	return ret;
+}
+
+static int pccs_main(int argc, char **argv)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct MHD_Daemon *d;
+	uint64_t port = 8081;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--port") && i + 1 < argc) {
+			if (!cli_parse_uint(argv[++i], 65535, &port) || !port) {
+				cli_error("--port needs 1..65535");
+				return CLI_EXIT_USAGE;
+			}
+		} else if (!strcmp(argv[i], "--tcb-out-of-date")) {
+			opts.tcb_out_of_date = true;
+		} else if (!strcmp(argv[i], "--revoke-pck")) {
+			opts.pck_revoked = true;
+		} else if (!strcmp(argv[i], "--qe-out-of-date")) {
+			opts.qe_out_of_date = true;
+		} else {
+			cli_error("unknown argument '%s' (try 'sgxemu pccs --help')",
+				  argv[i]);
+			return CLI_EXIT_USAGE;
+		}
+	}
+	sin.sin_port = htons((uint16_t)port);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD |
+			     MHD_USE_THREAD_PER_CONNECTION, (uint16_t)port,
+			     NULL, NULL, answer, NULL,
+			     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sin,
+			     MHD_OPTION_CONNECTION_TIMEOUT, 30u, MHD_OPTION_END);
+	if (!d) {
+		cli_error("cannot listen on 127.0.0.1:%u", (unsigned)port);
+		return CLI_EXIT_FAIL;
+	}
+	printf("pccs: http://127.0.0.1:%u/sgx/certification/v4/\n", (unsigned)port);
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
+const struct cli_command cmd_pccs = {
+	.name = "pccs",
+	.summary = "serve PCK certificates and collateral (PCCS API, loopback)",
+	.usage = usage,
+	.main = pccs_main,
+};

@@ -6,7 +6,9 @@
 #   scripts/deps.sh build   what the build needs (compilers, OpenSSL, Zydis)
 #   scripts/deps.sh test    that, plus what the test suite uses (the Gramine
 #                           client's setup.sh, gdb for tests/integration/
-#                           test_gdb.sh)
+#                           test_gdb.sh; xz-utils for the Intel SDK
+#                           client's archives, whose samples build with
+#                           build-essential's g++ and make)
 #
 # A machine that has everything is left alone (no apt-get at all). Without
 # root and without sudo the missing packages are named and it fails.
@@ -16,7 +18,7 @@ build=(build-essential libssl-dev clang openssl libzydis-dev libprotobuf-c-dev
        protobuf-c-compiler libmicrohttpd-dev)
 test=(libprotobuf-c1 python3-click python3-jinja2 python3-pyelftools
       python3-tomli python3-tomli-w python3-voluptuous python3-cryptography
-      gdb curl)
+      gdb curl xz-utils)
 
 want=("${build[@]}")
 case "${1:-build}" in

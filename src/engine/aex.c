@@ -238,6 +238,7 @@ static void do_aex(struct sgxemu_tcb *tcb, ucontext_t *uc,
 	g[REG_RIP] = lp->aep;
 	g[REG_EFL] &= ~(EFL_ARITH | EFL_RF | EFL_TF);
 	fp_init(uc, lp->secs->attributes.xfrm);
+	sgxemu__altstack_fit(tcb, uc, lp->ursp);
 	to_host(tcb, save, uc);
 }
 
@@ -606,6 +607,7 @@ static void enclu_in_enclave(struct sgxemu_tcb *tcb, siginfo_t *info,
 		sgx_eexit(sgxemu__cpu(), &tcb->lp);
 		g[REG_RCX] = tcb->lp.aep;
 		g[REG_RIP] = target;
+		sgxemu__altstack_fit(tcb, uc, (uint64_t)g[REG_RSP]);
 		to_host(tcb, save, uc);
 		if (target == (uint64_t)(uintptr_t)sgxemu__api_eexit &&
 		    tcb->api_run) {
@@ -896,6 +898,8 @@ bool sgxemu__host_enclu(const struct sgxemu_event *ev, siginfo_t *info,
 	}
 	tcb->encl = e;
 	tcb->in_enclave = true;
+	/* Entered from a handler on this alternate stack: its frames stay. */
+	sgxemu__altstack_fit(tcb, uc, rsp);
 	sgxemu__kick_enter(tcb, e);
 	sgxemu__tsc_enter();
 	/* The interrupted host bases, as the stub saved them (the handler

@@ -267,6 +267,12 @@ struct sgxemu_tcb *sgxemu__tcb_prepare_foreign(void);
 /* Keep the engine's alternate stack across the current handler's
  * rt_sigreturn (after a set-up inside it). */
 void sgxemu__sigreturn_altstack(ucontext_t *uc);
+/* Let the rt_sigreturn through @uc keep signal frames below host frames
+ * that stay live at and above @live_sp on the alternate stack (thread.c). */
+void sgxemu__altstack_fit(struct sgxemu_tcb *tcb, ucontext_t *uc,
+			  uint64_t live_sp);
+/* True when @sp is on @tcb's alternate stack (thread.c). */
+bool sgxemu__on_altstack(const struct sgxemu_tcb *tcb, uint64_t sp);
 uint64_t sgxemu__rdfsbase(void);
 uint64_t sgxemu__rdgsbase(void);
 int sgxemu__thread_init_global(void);

@@ -45,6 +45,11 @@ struct sgxemu_tcb *sgxemu__enter_fast(uint64_t *f, uint64_t tcs)
 	 * ucontext of the trap path is the tool for that. */
 	if ((uint32_t)f[F_RAX] != SGX_EENTER)
 		return NULL;
+	/* Called from a handler on this thread's alternate stack: the trap
+	 * path keeps the handler's frames out of the way of the signal
+	 * frames enclave mode takes there (sgxemu__altstack_fit). */
+	if (sgxemu__on_altstack(tcb, rsp))
+		return NULL;
 	e = sgxemu__encl_find(tcs);
 	if (!e || sgxemu__map_refused(e, tcs))
 		return NULL;

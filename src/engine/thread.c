@@ -337,6 +337,69 @@ void sgxemu__sigreturn_altstack(ucontext_t *uc)
 	uc->uc_stack.ss_flags = 0;
 }
 
+/*
+ * sigaltstack(2) from a handler that runs on the alternate stack: the
+ * kernel refuses (EPERM) while the caller's RSP is on it, so the call is
+ * made with RSP at @fake_sp, off it (the system call touches no user
+ * stack, and every signal is blocked in the handler).
+ */
+static long sigaltstack_off(const stack_t *ss, uintptr_t fake_sp)
+{
+	long ret;
+
+	__asm__ volatile("mov %%rsp, %%r12\n\t"
+			 "mov %[sp], %%rsp\n\t"
+			 "syscall\n\t"
+			 "mov %%r12, %%rsp"
+			 : "=a"(ret)
+			 : "a"((long)SYS_sigaltstack), "D"(ss), "S"(0L),
+			   [sp] "r"(fake_sp)
+			 : "rcx", "r11", "r12", "memory");
+	return ret;
+}
+
+/*
+ * The host frames at and above @live_sp stay live while the thread runs
+ * elsewhere: enclave code entered from a handler on this alternate stack
+ * (a runtime's signal handler that makes its exception ECALL, as the
+ * Intel SDK's urts does without the vDSO), or host code that such a
+ * nested call returned to. The kernel starts a signal frame at the top of
+ * the alternate stack whenever RSP is off it, and would write over them:
+ * so the alternate stack is made to end below them, and is the whole
+ * slot again once the live host RSP is off it. Set now (with RSP off the
+ * stack) and in @uc's uc_stack, which the rt_sigreturn restores.
+ */
+bool sgxemu__on_altstack(const struct sgxemu_tcb *tcb, uint64_t sp)
+{
+	uintptr_t lo = (uintptr_t)tcb + ALT_OFFSET;
+
+	return sp > lo && sp - lo <= SLOT_SIZE - ALT_OFFSET;
+}
+
+void sgxemu__altstack_fit(struct sgxemu_tcb *tcb, ucontext_t *uc,
+			  uint64_t live_sp)
+{
+	uintptr_t lo = (uintptr_t)tcb + ALT_OFFSET;
+	uintptr_t hi = (uintptr_t)tcb + SLOT_SIZE, top = hi;
+	stack_t ss;
+
+	if (sgxemu__on_altstack(tcb, live_sp))
+		top = (live_sp - 1024) & ~(uintptr_t)63;
+	/* Too deep for another frame: leave it as it is. */
+	if (top < lo + getauxval(AT_MINSIGSTKSZ) + 16384)
+		return;
+	if ((uintptr_t)uc->uc_stack.ss_sp == lo &&
+	    uc->uc_stack.ss_size == top - lo)
+		return;
+	ss.ss_sp = (void *)lo;
+	ss.ss_size = top - lo;
+	ss.ss_flags = 0;
+	/* The TCB page is below the alternate stack: RSP there is off it. */
+	if (sigaltstack_off(&ss, (uintptr_t)tcb + 2048))
+		return;
+	uc->uc_stack = ss;
+}
+
 int sgxemu_thread_prepare(void)
 {
 	int ret = sgxemu_platform_init();

@@ -542,6 +542,97 @@ TEST(exception_without_fixup_reaches_app_handler)
 }
 
 /*
+ * A runtime without the vDSO (the Intel SDK's urts) handles an enclave
+ * exception in its SIGILL/SIGSEGV handler by calling the enclave from
+ * there, and that call traps in enclave mode (ENCLU leaves, faults): the
+ * signal frames it takes must not land on the handler's own frames on the
+ * alternate stack. The handler then returns normally, through its frame,
+ * to where it sent the interrupted context.
+ */
+extern char nested_land[];
+__attribute__((noinline)) static void host_enter_ud2_land(uint64_t tcs_addr)
+{
+	register uint64_t tcs asm("r12") = tcs_addr;
+
+	__asm__ volatile(
+		"push %%rbx\n\t"
+		"push %%rbp\n\t"
+		"mov %%r12, %%rbx\n\t"
+		"lea 0f(%%rip), %%rcx\n\t"
+		"mov $2, %%eax\n\t"
+		"mov $4, %%edi\n\t"		/* CMD_UD2 */
+		"0: .byte 0x0f, 0x01, 0xd7\n\t"
+		".globl nested_land\n"
+		"nested_land:\n\t"
+		"pop %%rbp\n\t"
+		"pop %%rbx\n\t"
+		: "+r"(tcs)
+		:
+		: "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10",
+		  "r11", "r13", "r14", "r15", "memory", "cc");
+}
+
+static uint64_t nested_tcs;
+static volatile int nested_ok, nested_calls;
+
+static void on_ill_nested(int sig, siginfo_t *si, void *ctx)
+{
+	ucontext_t *uc = ctx;
+
+	(void)sig;
+	(void)si;
+	nested_calls++;
+	for (int i = 0; i < 20; i++) {
+		/* EREPORT and its EEXIT trap in enclave mode; so does the
+		 * SYSCALL, reported as #UD. Host ENCLU, as the SDK's. */
+		register uint64_t tcs asm("r12") = nested_tcs;
+		uint64_t rdx;
+
+		__asm__ volatile(
+			"push %%rbx\n\t"
+			"push %%rbp\n\t"
+			"mov %%r12, %%rbx\n\t"
+			"lea 0f(%%rip), %%rcx\n\t"
+			"mov $2, %%eax\n\t"
+			"mov $12, %%edi\n\t"		/* CMD_EREPORT */
+			"0: .byte 0x0f, 0x01, 0xd7\n\t"
+			"pop %%rbp\n\t"
+			"pop %%rbx\n\t"
+			: "=d"(rdx), "+r"(tcs)
+			:
+			: "rax", "rcx", "rsi", "rdi", "r8", "r9", "r10",
+			  "r11", "r13", "r14", "r15", "memory", "cc");
+		if (rdx == 0)
+			nested_ok++;
+	}
+	uc->uc_mcontext.gregs[REG_RIP] = (greg_t)(uintptr_t)nested_land;
+}
+
+TEST(enclave_calls_from_the_exception_handler_keep_its_frames)
+{
+	struct sgxemu_enclave *e;
+	struct sigaction sa;
+	uint64_t base;
+
+	LOAD(e, base);
+	nested_tcs = base + L_TCS1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_ill_nested;
+	sa.sa_flags = SA_SIGINFO;
+	REQUIRE_EQ(sgxemu_sigaction(SIGILL, &sa, NULL), 0);
+	nested_ok = nested_calls = 0;
+	alarm(60);		/* a clobbered frame may loop, not crash */
+	host_enter_ud2_land(base + L_TCS0);
+	alarm(0);
+	CHECK_EQ(nested_calls, 1);
+	CHECK_EQ(nested_ok, 20);
+	sa.sa_handler = SIG_DFL;
+	sa.sa_flags = 0;
+	REQUIRE_EQ(sgxemu_sigaction(SIGILL, &sa, NULL), 0);
+	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
+}
+
+/*
  * The arch_prctl path for FS/GS (machines without FSGSBASE): the same
  * tests again in a child told to ignore FSGSBASE.
  */

@@ -329,8 +329,10 @@ static int info_main(int argc, char **argv)
 	} else {
 		printf("platform:         not available (see the message above)\n");
 	}
-	printf("devices:          /dev/sgx_enclave /dev/sgx_provision (mainline), "
-	       "/dev/sgx/enclave /dev/sgx/provision (seed v22), under `sgxemu run`\n");
+	printf("devices:          /dev/sgx_enclave /dev/sgx_provision, and "
+	       "/dev/sgx/enclave /dev/sgx/provision as the PSW's symlinks to "
+	       "them, under `sgxemu run`; the mainline and the seed v22 API on "
+	       "every path, per enclave as its program speaks\n");
 	printf("EPC paging:       %s\n", getenv("SGXEMU_EPC_RECLAIM") &&
 	       !strcmp(getenv("SGXEMU_EPC_RECLAIM"), "0") ? "off (a full EPC "
 	       "is ENOMEM)" : "on: EWB/ELDU, reclaimer at 32/64 free pages, "

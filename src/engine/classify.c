@@ -20,6 +20,7 @@
  * whole engine on either machine (tests/integration/test_fault_style.sh).
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -50,6 +51,49 @@ void sgxemu__fault_style_init(void)
  */
 static int vm_readv_refused;
 
+/*
+ * Pages of code read safely before. A runtime that enters by its own
+ * ENCLU traps at the same two or three instructions at every ECALL and
+ * OCALL, and the read that tells an ENCLU from another #UD cost a system
+ * call each time (the Intel SDK's urts without the vDSO: about a third of
+ * an empty ECALL). A trap that comes after the instruction was fetched and
+ * decoded (#UD, #GP) proves its page executable now, hence readable
+ * (x86), and one read before proved it mapped at that address: such a
+ * page is read directly (sgxemu__host_read_fetched). The one exception is
+ * a page remapped execute-only with protection keys since, where the
+ * direct read would fault.
+ */
+#define FETCHED_PAGES 16
+static _Atomic uint64_t fetched_pages[FETCHED_PAGES];
+
+static unsigned fetched_slot(uint64_t page)
+{
+	return (unsigned)((page >> 12) ^ (page >> 20)) % FETCHED_PAGES;
+}
+
+static void fetched_remember(uint64_t addr, size_t n)
+{
+	uint64_t page = addr & ~0xfffULL;
+
+	if (((addr + n - 1) & ~0xfffULL) == page && page)
+		atomic_store_explicit(&fetched_pages[fetched_slot(page)], page,
+				      memory_order_relaxed);
+}
+
+bool sgxemu__host_read_fetched(void *ctx, uint64_t addr, uint8_t *buf,
+			       size_t n)
+{
+	uint64_t page = addr & ~0xfffULL;
+
+	if (n && ((addr + n - 1) & ~0xfffULL) == page && page &&
+	    atomic_load_explicit(&fetched_pages[fetched_slot(page)],
+				 memory_order_relaxed) == page) {
+		memcpy(buf, (const void *)(uintptr_t)addr, n);
+		return true;
+	}
+	return sgxemu__host_read(ctx, addr, buf, n);
+}
+
 bool sgxemu__host_read(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
 {
 	struct iovec local = { .iov_base = buf, .iov_len = n };
@@ -60,8 +104,16 @@ bool sgxemu__host_read(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
 
 	(void)ctx;
 	if (!__atomic_load_n(&vm_readv_refused, __ATOMIC_RELAXED)) {
-		r = syscall(SYS_process_vm_readv, (long)getpid(), &local, 1UL,
-			    &remote, 1UL, 0UL);
+		/* Any thread's id names the process: the TCB's saves the
+		 * getpid() system call (after a fork that skipped the fork
+		 * handlers it may be stale: then the pid). */
+		r = syscall(SYS_process_vm_readv, (long)sgxemu__thread_tid(),
+			    &local, 1UL, &remote, 1UL, 0UL);
+		if (r < 0 && errno == ESRCH)
+			r = syscall(SYS_process_vm_readv, (long)getpid(),
+				    &local, 1UL, &remote, 1UL, 0UL);
+		if (r == (long)n)
+			fetched_remember(addr, n);
 		if (r == (long)n || errno == EFAULT || errno == ESRCH ||
 		    r >= 0) {
 			errno = saved;

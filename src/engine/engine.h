@@ -344,6 +344,10 @@ typedef bool (*sgxemu_read_fn)(void *ctx, uint64_t addr, uint8_t *buf,
 			       size_t n);
 
 bool sgxemu__host_read(void *ctx, uint64_t addr, uint8_t *buf, size_t n);
+/* The same for an instruction the trap proves fetched (a #UD or #GP at
+ * @addr): a page read safely before is read directly (classify.c). */
+bool sgxemu__host_read_fetched(void *ctx, uint64_t addr, uint8_t *buf,
+			       size_t n);
 void sgxemu__classify(int signo, const siginfo_t *info, const ucontext_t *uc,
 		      bool enclave_mode, sgxemu_read_fn read, void *ctx,
 		      struct sgxemu_event *ev);

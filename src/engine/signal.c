@@ -430,14 +430,18 @@ static void host_signal(int signo, siginfo_t *info, ucontext_t *uc,
 			struct sgxemu_tcb *tcb, struct sgxemu_sigsave *save)
 {
 	struct sgxemu_event ev;
+	sgxemu_read_fn read;
 
 	if (signo == SGXEMU_KICK_SIGNAL)
 		return;		/* the thread left enclave mode meanwhile */
 	if (sgxemu__tsc_emulate_host(signo, info, uc))
 		return;
-	signo = sgxemu__fault_style_apply(signo, info, uc, false,
-					  sgxemu__host_read, NULL);
-	sgxemu__classify(signo, info, uc, false, sgxemu__host_read, NULL, &ev);
+	/* After a #UD or #GP the instruction was fetched: its page may be
+	 * read directly once read safely (classify.c). */
+	read = signo == SIGILL || info->si_code == SI_KERNEL ?
+	       sgxemu__host_read_fetched : sgxemu__host_read;
+	signo = sgxemu__fault_style_apply(signo, info, uc, false, read, NULL);
+	sgxemu__classify(signo, info, uc, false, read, NULL, &ev);
 	if (ev.kind == SGXEMU_EV_ENCLU &&
 	    (sgxemu__host_enclu(&ev, info, uc, tcb, save) ||
 	     host_enclu_refused(signo, uc)))

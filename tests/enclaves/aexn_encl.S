@@ -44,21 +44,6 @@
 #define AEXN_LOOP	1
 #define AEXN_EDECCSSA	2
 
-	.macro TCS ssa, nssa, fs, gs, flags
-	.quad 0			/* STATE */
-	.quad \flags		/* FLAGS: bit 1 AEXNOTIFY */
-	.quad \ssa		/* OSSA */
-	.long 0			/* CSSA */
-	.long \nssa		/* NSSA */
-	.quad encl_entry	/* OENTRY */
-	.quad 0			/* AEP */
-	.quad \fs		/* OFSBASE */
-	.quad \gs		/* OGSBASE */
-	.long 0xffffffff	/* FSLIMIT */
-	.long 0xffffffff	/* GSLIMIT */
-	.fill 4024, 1, 0
-	.endm
-
 	.section .tcs, "a"
 	TCS L_SSA0, 2, L_FSGS + 0x0000, L_FSGS + 0x1000, 2
 	TCS L_SSA1, 2, L_FSGS + 0x2000, L_FSGS + 0x3000, 0

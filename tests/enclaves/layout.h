@@ -65,4 +65,22 @@
 
 #define LCG_MUL		6364136223846793005ULL
 
+#ifdef __ASSEMBLER__
+/* A TCS page (sgx-facts.md TCS layout) entering at encl_entry. */
+	.macro TCS ssa, nssa, fs, gs, flags=0
+	.quad 0			/* STATE */
+	.quad \flags		/* FLAGS: bit 0 DBGOPTIN, bit 1 AEXNOTIFY */
+	.quad \ssa		/* OSSA */
+	.long 0			/* CSSA */
+	.long \nssa		/* NSSA */
+	.quad encl_entry	/* OENTRY */
+	.quad 0			/* AEP */
+	.quad \fs		/* OFSBASE */
+	.quad \gs		/* OGSBASE */
+	.long 0xffffffff	/* FSLIMIT */
+	.long 0xffffffff	/* GSLIMIT */
+	.fill 4024, 1, 0
+	.endm
+#endif
+
 #endif

@@ -13,21 +13,6 @@
 
 #define ENCLU .byte 0x0f, 0x01, 0xd7
 
-	.macro TCS ssa, nssa, fs, gs
-	.quad 0			/* STATE */
-	.quad 0			/* FLAGS */
-	.quad \ssa		/* OSSA */
-	.long 0			/* CSSA */
-	.long \nssa		/* NSSA */
-	.quad encl_entry	/* OENTRY */
-	.quad 0			/* AEP */
-	.quad \fs		/* OFSBASE */
-	.quad \gs		/* OGSBASE */
-	.long 0xffffffff	/* FSLIMIT */
-	.long 0xffffffff	/* GSLIMIT */
-	.fill 4024, 1, 0
-	.endm
-
 	.section .tcs, "a"
 	TCS L_SSA0, 2, L_FSGS + 0x0000, L_FSGS + 0x1000
 	TCS L_SSA1, 2, L_FSGS + 0x2000, L_FSGS + 0x3000

@@ -107,6 +107,19 @@ else
 fi
 
 # sample NAME DIR PROG EXPECT_TEXT [sgxemu options...]
+# AEX-Notify (guide 3.5): with a timer tick the trts's AEX handlers run
+# after the notifications; without the attribute they never do; a part
+# without AEX-Notify makes the urts refuse the enclave that asks for it.
+own aexnotify --aex-tick 1ms -- encl_aexn.signed.so aexnotify some
+own aexnotify_not_asked --aex-tick 1ms -- encl.signed.so aexnotify none
+out=$(cd "$own" && timeout -s KILL 120 "$CLI" run --no-aexnotify ./app encl_aexn.signed.so aexnotify some 2>&1)
+rc=$?
+if [ "$rc" -eq 1 ] && grep -q 'sgx_create_enclave returned 0x3002' <<<"$out"; then
+	ok aexnotify_refused_without_the_feature	# SGX_ERROR_INVALID_ATTRIBUTE
+else
+	bad aexnotify_refused_without_the_feature "exit $rc: $(tail -n 3 <<<"$out" | tr '\n' '|')"
+fi
+
 sample() {
 	local name=$1 dir=$2 prog=$3 want=$4 out rc
 	shift 4

@@ -6,6 +6,7 @@
  *
  *   app ENCLAVE calls | exceptions | attest | switchless | edmm
  *   app ENCLAVE seal FILE | unseal FILE
+ *   app ENCLAVE aexnotify some|none  (AEX handlers ran after AEXs, or not)
  *   app ENCLAVE bench N          (N empty ECALLs and N empty OCALLs, ns each)
  *
  * Prints one line per check ("ok NAME" or "FAIL NAME: why") and exits 0
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <sgx_urts.h>
 #include <sgx_uswitchless.h>
@@ -239,6 +241,40 @@ static void edmm(sgx_enclave_id_t eid)
 	}
 }
 
+static int aex_stop;
+
+static void *aex_stopper(void *arg)
+{
+	(void)arg;
+	usleep(300 * 1000);
+	__atomic_store_n(&aex_stop, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * The AEX handlers the enclave registered ran after its AEXs ("some", the
+ * enclave has AEX-Notify and the platform gives AEXs: --aex-tick) or
+ * never ("none").
+ */
+static void aexnotify(sgx_enclave_id_t eid, const char *want)
+{
+	unsigned long n = (unsigned long)-2;
+	pthread_t t;
+
+	aex_stop = 0;
+	pthread_create(&t, NULL, aex_stopper, NULL);
+	if (ecall_aex_count(eid, &n, &aex_stop) != SGX_SUCCESS)
+		n = (unsigned long)-2;
+	pthread_join(t, NULL);
+	printf("    %ld AEX handler calls\n", (long)n);
+	if (!strcmp(want, "some"))
+		check(n > 0 && n < (unsigned long)-2, "aex_handlers_ran",
+		      "%ld calls", (long)n);
+	else
+		check(n == 0, "no_aex_handlers_without_aexnotify", "%ld calls",
+		      (long)n);
+}
+
 static double now_ns(void)
 {
 	struct timespec ts;
@@ -271,7 +307,8 @@ int main(int argc, char **argv)
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: %s ENCLAVE calls|exceptions|attest|"
-			"switchless|edmm|seal FILE|unseal FILE|bench N\n", argv[0]);
+			"switchless|edmm|seal FILE|unseal FILE|"
+			"aexnotify some|none|bench N\n", argv[0]);
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -294,6 +331,8 @@ int main(int argc, char **argv)
 		seal(eid, argv[3]);
 	else if (!strcmp(cmd, "unseal") && argc > 3)
 		unseal(eid, argv[3]);
+	else if (!strcmp(cmd, "aexnotify") && argc > 3)
+		aexnotify(eid, argv[3]);
 	else if (!strcmp(cmd, "bench") && argc > 3)
 		bench(eid, atol(argv[3]));
 	else

@@ -3,7 +3,8 @@
 # tools, as an SDK user's Makefile does: sgx_edger8r on encl.edl, the
 # trusted libraries (trts, tstdc, tservice, tcrypto, tswitchless, the EMM)
 # with -nostdlib, and sgx_sign with a configuration XML; one enclave signed
-# with encl.config.xml (static) and one with encl_edmm.config.xml (EDMM).
+# with encl.config.xml (static), one with encl_edmm.config.xml (EDMM) and
+# one with encl_aexn.config.xml (AEX-Notify).
 #
 # usage: build.sh SDKDEST OUT     (SDKDEST: where ../shared/clients/
 #                                  intel-sdk/setup.sh unpacked the SDK)
@@ -19,7 +20,8 @@ stale=0
 for f in "$here"/*; do
 	[ "$out/app" -nt "$f" ] || stale=1
 done
-[ -f "$out/encl.signed.so" ] && [ -f "$out/encl_edmm.signed.so" ] || stale=1
+[ -f "$out/encl.signed.so" ] && [ -f "$out/encl_edmm.signed.so" ] &&
+	[ -f "$out/encl_aexn.signed.so" ] || stale=1
 [ "$stale" = 0 ] && exit 0
 
 set +u
@@ -28,7 +30,7 @@ set +u
 set -u
 sdk=$SGX_SDK
 cd "$out"
-rm -f app encl.so encl.signed.so encl_edmm.signed.so
+rm -f app encl.so encl.signed.so encl_edmm.signed.so encl_aexn.signed.so
 "$sdk/bin/x64/sgx_edger8r" --search-path "$sdk/include" \
 	--trusted-dir . --untrusted-dir . "$here/encl.edl" >/dev/null
 
@@ -56,6 +58,9 @@ gcc encl_t.o encl.o -o encl.so \
 "$sdk/bin/x64/sgx_sign" sign -key key.pem -enclave encl.so \
 	-out encl_edmm.signed.so -config "$here/encl_edmm.config.xml" \
 	>sign_edmm.log 2>&1 || { cat sign_edmm.log >&2; exit 1; }
+"$sdk/bin/x64/sgx_sign" sign -key key.pem -enclave encl.so \
+	-out encl_aexn.signed.so -config "$here/encl_aexn.config.xml" \
+	>sign_aexn.log 2>&1 || { cat sign_aexn.log >&2; exit 1; }
 
 # Untrusted side: the urts (and the switchless library, whole).
 gcc -m64 -O2 -fPIC -I. -I"$sdk/include" -c encl_u.c -o encl_u.o

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <sgx_mm.h>
+#include <sgx_trts_aex.h>
 #include <sgx_trts_exception.h>
 #include <sgx_tseal.h>
 #include <sgx_utils.h>
@@ -226,4 +227,33 @@ int ecall_edmm(size_t heap_bytes, size_t stack_bytes)
 	if (sgx_mm_dealloc(addr, len))
 		return -8;
 	return 0;
+}
+
+static volatile unsigned long aex_handled;
+
+static void on_aex(const sgx_exception_info_t *info, const void *arg)
+{
+	(void)info;
+	(void)arg;
+	aex_handled++;
+}
+
+/*
+ * The trusted runtime calls the registered handlers after each AEX of
+ * this thread when the enclave has AEX-Notify (the notification ERESUME
+ * delivers); without it they never run. The flag is the host's memory.
+ */
+unsigned long ecall_aex_count(int *stop)
+{
+	sgx_aex_mitigation_node_t node;
+	unsigned long n;
+
+	aex_handled = 0;
+	if (sgx_register_aex_handler(&node, on_aex, NULL) != SGX_SUCCESS)
+		return (unsigned long)-1;
+	while (!*(volatile int *)stop)
+		;
+	sgx_unregister_aex_handler(on_aex);
+	n = aex_handled;
+	return n;
 }

@@ -116,7 +116,7 @@ check-clang:
 	$(MAKE) B=build-clang CC=clang all $(patsubst $(B)/%,build-clang/%,$(TESTS))
 
 bench: $(ALL_TARGETS) $(BENCHES) $(BENCH_DEPS)
-	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
+	@for b in $(BENCHES) $(wildcard bench/*.sh); do echo "== $$b"; B=$(B) $$b || exit 1; done
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/sgxemu $(DESTDIR)$(PREFIX)/share/man/man1

@@ -454,6 +454,11 @@ out:
 	pthread_mutex_unlock(&start_lock);
 }
 
+int sgxemu__platform_threads(void)
+{
+	return ksgxd_pid == getpid();
+}
+
 void sgxemu__ksgxd_wake(void)
 {
 	uint64_t one = 1;

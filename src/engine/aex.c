@@ -226,6 +226,7 @@ static void do_aex(struct sgxemu_tcb *tcb, ucontext_t *uc,
 	ev.xsave_size = size;
 	sgx_aex(sgxemu__cpu(), lp, &ev);
 	tcb->aex_count++;
+	SGXEMU_COUNT(aex);
 
 	g[REG_RAX] = SGX_ERESUME;
 	g[REG_RBX] = lp->tcs_linaddr;
@@ -596,6 +597,7 @@ static void enclu_in_enclave(struct sgxemu_tcb *tcb, siginfo_t *info,
 	bool zf;
 	int ret;
 
+	SGXEMU_COUNT(enclave_enclu);
 	if (leaf == SGX_EEXIT) {
 		uint64_t target = g[REG_RBX];
 
@@ -780,6 +782,7 @@ bool sgxemu__host_enclu(const struct sgxemu_event *ev, siginfo_t *info,
 	if (ev->kind != SGXEMU_EV_ENCLU || !sgxemu__platform.ready ||
 	    !__atomic_load_n(&sgxemu__platform.host_enclu, __ATOMIC_ACQUIRE))
 		return false;
+	SGXEMU_COUNT(host_enclu);
 	if (leaf != SGX_EENTER && leaf != SGX_ERESUME) {
 		/*
 		 * Outside enclave mode every other leaf (EEXIT, EREPORT,
@@ -810,15 +813,15 @@ bool sgxemu__host_enclu(const struct sgxemu_event *ev, siginfo_t *info,
 		 */
 		uint64_t ret = rip + 3, sp = (uint64_t)g[REG_RSP] - 8;
 
-		if (trampoline)
-			return false;
 		/*
 		 * TLS says set up, the stack says not: a thread made by a raw
 		 * clone() on another thread's FS base (Gramine's host
 		 * threads). The fast path would take the other thread's TCB,
 		 * so set this one up here, without TLS (this handler is on
 		 * the thread's own stack, so sigaltstack() may change), and
-		 * let the ENCLU trap again on the new alternate stack.
+		 * let the ENCLU trap again on the new alternate stack. (Also
+		 * at the fast path's own ENCLU, which such a thread reaches
+		 * from a rewritten site: enclu_patch.c.)
 		 */
 		if (sgxemu__tcb_foreign()) {
 			if (!sgxemu__tcb_prepare_foreign())
@@ -826,6 +829,8 @@ bool sgxemu__host_enclu(const struct sgxemu_event *ev, siginfo_t *info,
 			sgxemu__sigreturn_altstack(uc);
 			return true;
 		}
+		if (trampoline)
+			return false;
 		memcpy((void *)(uintptr_t)sp, &ret, 8);
 		g[REG_RSP] = (greg_t)sp;
 		g[REG_RIP] = (greg_t)(uintptr_t)sgxemu_enclu_entry;
@@ -849,7 +854,7 @@ bool sgxemu__host_enclu(const struct sgxemu_event *ev, siginfo_t *info,
 		drop_guard(tcb);
 		g[REG_RSP] = rsp;
 		if (trampoline)
-			g[REG_RIP] = aep;
+			g[REG_RIP] = sgxemu__enclu_fault_rip(next, aep);
 		report_sigbus(uc, X86_PF_USER, tcs & ~(SGX_PAGE_SIZE - 1), aep);
 		return true;
 	}
@@ -889,10 +894,11 @@ bool sgxemu__host_enclu(const struct sgxemu_event *ev, siginfo_t *info,
 			sgxemu__write_str(")\n");
 		}
 		/* The fault is the ENCLU's: as if at the AEP for the
-		 * trampoline (whose "ENCLU" is the caller's call). */
+		 * trampoline (whose "ENCLU" is the caller's call), at the
+		 * program's own ENCLU for a rewritten site. */
 		g[REG_RSP] = rsp;
 		if (trampoline)
-			g[REG_RIP] = aep;
+			g[REG_RIP] = sgxemu__enclu_fault_rip(next, aep);
 		report(SIGSEGV, NULL, uc, v, err, addr, aep);
 		return true;
 	}
@@ -935,5 +941,9 @@ bool sgxemu__host_enclu(const struct sgxemu_event *ev, siginfo_t *info,
 	save->gs = lp->gsbase;
 	save->selector = SEL_BLOCK;
 	sgxemu__guard_entry(tcb);
+	/* The program's own ENCLU[EENTER]: enter without a trap next time
+	 * where it can be rewritten (enclu_patch.c). */
+	if (leaf == SGX_EENTER && !trampoline)
+		sgxemu__enclu_patch(rip);
 	return true;
 }

@@ -277,6 +277,30 @@ uint64_t sgxemu__rdfsbase(void);
 uint64_t sgxemu__rdgsbase(void);
 int sgxemu__thread_init_global(void);
 
+/* trap_count.c: the engine's traps, for benchmarks. */
+struct sgxemu_trap_counts {
+	_Atomic uint64_t host_enclu;	/* host ENCLU[EENTER/ERESUME] traps */
+	_Atomic uint64_t enclave_enclu;	/* ENCLU traps in enclave mode */
+	_Atomic uint64_t aex;
+	_Atomic uint64_t fast_eenter;	/* host EENTERs without a trap */
+};
+extern struct sgxemu_trap_counts *sgxemu__traps;
+void sgxemu__traps_init(void);
+#define SGXEMU_COUNT(field) \
+	atomic_fetch_add_explicit(&sgxemu__traps->field, 1, memory_order_relaxed)
+
+/* enclu_patch.c: host ENCLU[EENTER] sites rewritten to the fast entry. */
+void sgxemu__enclu_patch_init(void);
+void sgxemu__enclu_patch(uintptr_t enclu);
+bool sgxemu__enclu_patched_any(void);
+/* Where a fault of the fast entry's ENCLU is seen: at the program's own
+ * ENCLU when @next follows a rewritten site (as without the rewrite),
+ * else at @aep (the vDSO convention). */
+uint64_t sgxemu__enclu_fault_rip(uint64_t next, uint64_t aep);
+/* The platform's own threads in this process (the reclaimer, reclaim.c),
+ * which never run program code. */
+int sgxemu__platform_threads(void);
+
 /* platform.c */
 size_t sgxemu__parse_size(const char *s);
 struct sgxemu_platform {

@@ -168,6 +168,8 @@ static int platform_create(void)
 	sgxemu__platform.host_enclu = pending.host_enclu >= 0 ?
 		pending.host_enclu : env_flag("SGXEMU_HOST_ENCLU", 1);
 	sgxemu__platform.debug = env_flag("SGXEMU_DEBUG", 0);
+	sgxemu__traps_init();
+	sgxemu__enclu_patch_init();
 	v = getenv("SGXEMU_AEX_TICK");
 	sgxemu__platform.aex_tick_ns = sgxemu__parse_tick(v);
 	if (v && *v && strcmp(v, "0") && !sgxemu__platform.aex_tick_ns)

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <asm/prctl.h>
 
+#include "engine/engine.h"
 #include "test.h"
 #include "../enclaves/encl_util.h"
 
@@ -389,6 +390,26 @@ TEST(two_threads_two_tcs_two_enclaves)
 	CHECK_EQ(sgxemu_enclave_destroy(e2), 0);
 }
 
+/*
+ * ENCLU[EENTER] by host code, TCS in @tcs (r12), after @load (which sets
+ * EAX to EENTER and EDI to the command); the enclave's RDX, RSI, RDI in
+ * @fs, @gs, @magic.
+ */
+#define HOST_EENTER(tcs, fs, gs, magic, load) \
+	__asm__ volatile( \
+		"push %%rbx\n\t" \
+		"push %%rbp\n\t" \
+		"mov %%r12, %%rbx\n\t" \
+		"lea 0f(%%rip), %%rcx\n\t" \
+		load \
+		"0: .byte 0x0f, 0x01, 0xd7\n\t" \
+		"pop %%rbp\n\t" \
+		"pop %%rbx\n\t" \
+		: "=d"(fs), "=S"(gs), "=D"(magic), "+r"(tcs) \
+		: \
+		: "rax", "rcx", "r8", "r9", "r10", "r11", "r13", "r14", \
+		  "r15", "memory", "cc")
+
 /* ENCLU[EENTER] executed by host code: emulated through SIGILL. */
 TEST(host_enclu_eenter)
 {
@@ -398,23 +419,75 @@ TEST(host_enclu_eenter)
 
 	LOAD(e, base);
 	tcs = base + L_TCS2;
-	__asm__ volatile(
-		"push %%rbx\n\t"
-		"push %%rbp\n\t"
-		"mov %%r12, %%rbx\n\t"
-		"lea 0f(%%rip), %%rcx\n\t"
-		"mov $2, %%eax\n\t"
-		"mov $6, %%edi\n\t"		/* CMD_FSGS */
-		"0: .byte 0x0f, 0x01, 0xd7\n\t"
-		"pop %%rbp\n\t"
-		"pop %%rbx\n\t"
-		: "=d"(fs), "=S"(gs), "=D"(magic), "+r"(tcs)
-		:
-		: "rax", "rcx", "r8", "r9", "r10", "r11", "r13", "r14",
-		  "r15", "memory", "cc");
+	/* The leaf is not loaded right before the ENCLU: not rewritten
+	 * (enclu_patch.c), every entry traps. */
+	HOST_EENTER(tcs, fs, gs, magic, "mov $2, %%eax\n\tmov $6, %%edi\n\t");
 	CHECK_EQ(fs, base + L_FSGS + 0x4000);
 	CHECK_EQ(gs, base + L_FSGS + 0x5000);
 	CHECK_EQ(magic, 0xf5f5f5f500000002ULL);
+	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
+}
+
+/* One host ENCLU[EENTER] site, `mov $2,%rax` right before the ENCLU (as
+ * Gramine's loader has it): CMD_FSGS in TCS 2; the magic it reports. */
+__attribute__((noinline)) static uint64_t eenter_site(uint64_t tcs_addr)
+{
+	register uint64_t tcs asm("r12") = tcs_addr;
+	uint64_t fs, gs, magic;
+
+	/* CMD_FSGS; then `mov $2,%rax` 7 bytes into a cache line. */
+	HOST_EENTER(tcs, fs, gs, magic, "mov $6, %%edi\n\t.p2align 6\n\t"
+		    ".byte 0x48, 0xc7, 0xc0, 0x02, 0, 0, 0\n\t");
+	(void)fs;
+	(void)gs;
+	return magic;
+}
+
+/*
+ * A host ENCLU[EENTER] site traps once and is then rewritten to enter
+ * through the fast path, without a trap (src/engine/enclu_patch.c): the
+ * same entries, as the engine's counters see them. Run alone in a child
+ * (the rewrite is refused while the program has other threads).
+ */
+TEST(host_enclu_eenter_rewritten)
+{
+	struct sgxemu_enclave *e;
+	uint64_t base, traps, fast;
+
+	if (!getenv("SGXEMU_TEST_CHILD")) {
+		char exe[4096];
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		pid_t pid;
+		int status = -1;
+
+		REQUIRE(n > 0);
+		exe[n] = 0;
+		pid = fork();
+		REQUIRE(pid >= 0);
+		if (pid == 0) {
+			setenv("SGXEMU_TEST_CHILD", "1", 1);
+			execl(exe, exe, "host_enclu_eenter_rewritten",
+			      (char *)NULL);
+			_exit(127);
+		}
+		waitpid(pid, &status, 0);
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		return;
+	}
+	LOAD(e, base);
+	/* The first entry of a thread never set up goes through the fast
+	 * path already (the handler sends it there); the next one traps
+	 * and is rewritten. */
+	for (int i = 0; i < 3 && !sgxemu__enclu_patched_any(); i++)
+		CHECK_EQ(eenter_site(base + L_TCS2), 0xf5f5f5f500000002ULL);
+	REQUIRE(sgxemu__enclu_patched_any());
+	traps = atomic_load(&sgxemu__traps->host_enclu);
+	fast = atomic_load(&sgxemu__traps->fast_eenter);
+	CHECK(traps >= 1);
+	for (int i = 0; i < 3; i++)
+		CHECK_EQ(eenter_site(base + L_TCS2), 0xf5f5f5f500000002ULL);
+	CHECK_EQ(atomic_load(&sgxemu__traps->host_enclu), traps);
+	CHECK_EQ(atomic_load(&sgxemu__traps->fast_eenter), fast + 3);
 	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
 }
 

@@ -268,6 +268,20 @@ own_app() {
 # the two are alike (gramine_clock.c says which, as a ratio of rates).
 own_app gettimeofday_rdtsc_clock clock false '' 'clock: rdtsc'
 
+# The loader's ENCLU[EENTER] (after `mov $2,%rax`) is rewritten at its
+# first trap into a jump to the engine's fast entry (src/engine/
+# enclu_patch.c): then its entries, one per OCALL return, take no trap
+# (SGXEMU_TRAP_COUNTS counts them; bench/gramine_ocall.sh times them).
+counts=$dest/trap_counts
+rm -f "$counts"
+run helloworld_counted 0 '^Hello, world$' SGXEMU_TRAP_COUNTS="$counts"
+read -r h e a f < <(od -A n -t u8 -N 32 "$counts" 2>/dev/null | tr -s ' \n' ' ')
+if [ "${f:-0}" -gt 0 ] && [ "${h:-0}" -lt "${f:-0}" ]; then
+	ok loader_eenter_without_trap
+else
+	bad loader_eenter_without_trap "host ENCLU traps ${h:-?}, EENTERs without a trap ${f:-?}"
+fi
+
 # EDMM (sgx.edmm_enable = true): a 1 TiB ELRANGE at 0, the heap grown by
 # EACCEPT of pages not there yet (EAUG on the EACCEPT's fault), the SGX2
 # ioctls; and on an SGX1 platform Gramine must refuse it.

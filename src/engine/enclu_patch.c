@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Host ENCLU[EENTER] without a trap (issue 26): runtimes that execute
+ * ENCLU themselves (Gramine's loader) pay a trap for every entry, so an
+ * OCALL round trip costs two (the enclave's EEXIT, then the host's
+ * EENTER). Host code is not measured, so, as host CPUID is rewritten,
+ * the EENTER site is rewritten into a jump to the engine's fast entry
+ * (sgxemu_enclu_entry, the vDSO's way in), leaving one trap per OCALL.
+ *
+ * Which sites: found by their first trap, not by scanning. The handler of
+ * a host ENCLU[EENTER] trap knows the instruction really is ENCLU at RIP
+ * and that RAX is EENTER; the site is rewritten only when the 5 or 7
+ * bytes before it are `mov $2,%eax` or `mov $2,%rax` (how runtimes load
+ * the leaf: Gramine's `mov $EENTER,%rax; ENCLU`), in the same page. The
+ * mov becomes `jmp trampoline` (plus a 2-byte nop for the 7-byte form);
+ * the ENCLU bytes stay, so code that jumps to the ENCLU itself still
+ * traps and is still served. The trampoline, mapped within reach of a
+ * rel32 jump:
+ *     mov  $2, %eax            the mov it replaces (also zero-extends)
+ *     pushq ret(%rip)          the ENCLU's return point, as a `call` of
+ *                              the vDSO entry at the ENCLU would push it
+ *     jmp  *entry(%rip)        sgxemu_enclu_entry
+ *     ret:   .quad ENCLU + 3
+ *     entry: .quad sgxemu_enclu_entry
+ * No register but RAX changes (RAX = 2 as before), flags neither, and the
+ * 8 bytes below RSP are used as by the vDSO call. The entry's contract is
+ * ENCLU's: the enclave's RCX is the return point, AEP and TCS are the
+ * program's RCX and RBX; whatever the fast path does not take (ERESUME,
+ * a fault of EENTER, a thread set up without TLS) goes on as a real
+ * ENCLU at sgxemu__enclu_trap, which the trap handler treats as the
+ * caller's ENCLU (aex.c), with either vendor's fault.
+ *
+ * When: only while the process has one thread of the program's (the 5 or
+ * 7 bytes are not written atomically; runtimes make their first entry
+ * before their threads; the platform's reclaimer never runs program
+ * code), and only once per site (a site refused stays trapping).
+ * Threads created later that share their creator's TLS (raw clone) are
+ * caught by the fast path's thread check (enter.c) and take the trap.
+ * SGXEMU_ENCLU_PATCH=0 turns it off.
+ *
+ * Async-signal-safe: runs in the ENCLU trap's handler; system calls and
+ * lock-free updates only, errno kept.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "engine/engine.h"
+
+#define MAX_SITES	16
+
+static _Atomic uintptr_t sites[MAX_SITES];	/* patched or refused */
+static _Atomic uintptr_t patched[MAX_SITES];
+static _Atomic int nr_patched;
+static bool enabled;
+
+void sgxemu__enclu_patch_init(void)
+{
+	const char *v = getenv("SGXEMU_ENCLU_PATCH");
+
+	enabled = !v || strcmp(v, "0") != 0;
+}
+
+bool sgxemu__enclu_patched_any(void)
+{
+	return atomic_load_explicit(&nr_patched, memory_order_relaxed) != 0;
+}
+
+uint64_t sgxemu__enclu_fault_rip(uint64_t next, uint64_t aep)
+{
+	int n = atomic_load(&nr_patched);
+
+	for (int i = 0; i < n && i < MAX_SITES; i++)
+		if (atomic_load(&patched[i]) + 3 == next)
+			return next - 3;
+	return aep;
+}
+
+/* Claim @site once; false when it was seen before (or the table is
+ * full, and it stays trapping). */
+static bool claim(uintptr_t site)
+{
+	for (int i = 0; i < MAX_SITES; i++) {
+		uintptr_t zero = 0;
+
+		if (atomic_compare_exchange_strong(&sites[i], &zero, site))
+			return true;
+		if (zero == site)
+			return false;
+	}
+	return false;
+}
+
+/* The number of threads of this process (field 20 of /proc/self/stat),
+ * or 0 when it cannot be read. */
+static int nr_threads(void)
+{
+	char buf[512], *p;
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC), field = 2;
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	/* The command name may hold spaces: count from its closing ')'. */
+	p = strrchr(buf, ')');
+	if (!p)
+		return 0;
+	for (; *p && field < 20; p++)
+		if (*p == ' ')
+			field++;
+	return atoi(p);
+}
+
+/* A page for the trampoline within rel32 reach of @near, or NULL. */
+static uint8_t *map_near(uintptr_t near)
+{
+	const uintptr_t step = 1UL << 20, span = 1UL << 30;
+
+	for (uintptr_t d = step; d < span; d += step) {
+		uintptr_t cand[2] = { (near & ~(step - 1)) - d,
+				      (near & ~(step - 1)) + d };
+
+		for (int k = 0; k < 2; k++) {
+			void *p;
+
+			if (cand[k] < 0x10000 || cand[k] > (1UL << 47) - 4096)
+				continue;
+			p = mmap((void *)cand[k], 4096, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS |
+				 MAP_FIXED_NOREPLACE, -1, 0);
+			if (p == MAP_FAILED)
+				continue;
+			if ((uintptr_t)p == cand[k])
+				return p;
+			munmap(p, 4096);	/* an old kernel's hint */
+		}
+	}
+	return NULL;
+}
+
+/* Store @n bytes of code at @dst: /proc/self/mem (copy-on-write of the
+ * private text page, no protection change), else a short mprotect. */
+static bool write_code(uint8_t *dst, const uint8_t *src, size_t n)
+{
+	uintptr_t page = (uintptr_t)dst & ~(uintptr_t)4095;
+	int fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	bool ok = false;
+
+	if (fd >= 0) {
+		ok = pwrite(fd, src, n, (off_t)(uintptr_t)dst) == (ssize_t)n;
+		close(fd);
+	}
+	if (!ok && !mprotect((void *)page, 4096,
+			     PROT_READ | PROT_WRITE | PROT_EXEC)) {
+		memcpy(dst, src, n);
+		mprotect((void *)page, 4096, PROT_READ | PROT_EXEC);
+		ok = true;
+	}
+	return ok;
+}
+
+static const uint8_t mov_rax[7] = { 0x48, 0xc7, 0xc0, 0x02, 0, 0, 0 };
+static const uint8_t mov_eax[5] = { 0xb8, 0x02, 0, 0, 0 };
+
+void sgxemu__enclu_patch(uintptr_t enclu)
+{
+	const uint8_t *p = (const uint8_t *)enclu;
+	uint8_t jmp[7], code[40];
+	size_t len;
+	uint8_t *t;
+	intptr_t rel;
+	uint64_t ret = enclu + 3, entry = (uintptr_t)sgxemu_enclu_entry;
+	int saved = errno;
+
+	if (!enabled || (enclu & 4095) < sizeof(mov_rax) || !claim(enclu))
+		goto out;
+	if (!memcmp(p - 7, mov_rax, 7))
+		len = 7;
+	else if (!memcmp(p - 5, mov_eax, 5))
+		len = 5;
+	else
+		goto out;
+	if (nr_threads() != 1 + sgxemu__platform_threads()) {
+		if (sgxemu__platform.debug)
+			sgxemu__write_str("sgxemu: host ENCLU[EENTER] site "
+					  "not rewritten: the process has "
+					  "threads already\n");
+		goto out;
+	}
+	if (!(t = map_near(enclu)))
+		goto out;
+	/* mov $2,%eax; pushq 11(%rip); jmp *13(%rip); ret; entry */
+	memcpy(code, mov_eax, 5);
+	memcpy(code + 5, "\xff\x35\x06\x00\x00\x00", 6);
+	memcpy(code + 11, "\xff\x25\x08\x00\x00\x00", 6);
+	memcpy(code + 17, &ret, 8);
+	memcpy(code + 25, &entry, 8);
+	memcpy(t, code, 33);
+	if (mprotect(t, 4096, PROT_READ | PROT_EXEC)) {
+		munmap(t, 4096);
+		goto out;
+	}
+	rel = (intptr_t)t - (intptr_t)(enclu - len + 5);
+	jmp[0] = 0xe9;
+	memcpy(jmp + 1, &(int32_t){ (int32_t)rel }, 4);
+	jmp[5] = 0x66;			/* 66 90: a 2-byte nop */
+	jmp[6] = 0x90;
+	if (!write_code((uint8_t *)(enclu - len), jmp, len)) {
+		munmap(t, 4096);
+		goto out;
+	}
+	patched[atomic_fetch_add(&nr_patched, 1)] = enclu;
+	if (sgxemu__platform.debug) {
+		sgxemu__write_str("sgxemu: host ENCLU[EENTER] at ");
+		sgxemu__write_hex(enclu);
+		sgxemu__write_str(" now enters without a trap\n");
+	}
+out:
+	errno = saved;
+}

@@ -124,7 +124,7 @@ install: all
 	[ ! -f $(SO) ] || install -m 644 $(SO) $(DESTDIR)$(PREFIX)/lib/sgxemu/libsgxemu.so
 	[ ! -f docs/sgxemu.1 ] || install -m 644 docs/sgxemu.1 $(DESTDIR)$(PREFIX)/share/man/man1/sgxemu.1
 	install -d $(DESTDIR)$(PREFIX)/share/sgxemu
-	install -m 644 $(GDB_CMDS) $(DESTDIR)$(PREFIX)/share/sgxemu/sgxemu.gdb
+	@$(call gdb_cmds,$(PREFIX)/lib/sgxemu/libsgxemu_ptrace.so,$(DESTDIR)$(PREFIX)/share/sgxemu/sgxemu.gdb)
 	install -m 644 $(DBG_SO) $(DESTDIR)$(PREFIX)/lib/sgxemu/libsgxemu_ptrace.so
 
 clean:

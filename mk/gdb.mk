@@ -12,11 +12,15 @@ GDB_CMDS := $(B)/sgxemu.gdb
 $(DBG_SO): $(DBG_OBJS) $(LIB)
 	$(CC) -shared $(LDFLAGS) -o $@ $(DBG_OBJS) $(LIB) $(LDLIBS) -Wl,-z,noexecstack
 
-$(GDB_CMDS): tools/sgxemu.gdb.in include/sgxemu/sgxemu.h
-	@mkdir -p $(dir $@)
-	@kick=$$(sed -n 's/^#define SGXEMU_KICK_SIGNAL[[:space:]]*\([0-9]*\).*/\1/p' include/sgxemu/sgxemu.h); \
+# sgxemu.gdb names the library by absolute path: the build tree's here,
+# PREFIX/lib/sgxemu's in the copy `make install` writes.
+gdb_cmds = kick=$$(sed -n 's/^\#define SGXEMU_KICK_SIGNAL[[:space:]]*\([0-9]*\).*/\1/p' include/sgxemu/sgxemu.h); \
 	[ -n "$$kick" ] || { echo "SGXEMU_KICK_SIGNAL not found" >&2; exit 1; }; \
-	sed "s/@KICK@/$$kick/g" $< > $@
+	sed -e "s/@KICK@/$$kick/g" -e "s|@PTRACE_LIB@|$(1)|g" tools/sgxemu.gdb.in > $(2)
+
+$(GDB_CMDS): tools/sgxemu.gdb.in include/sgxemu/sgxemu.h mk/gdb.mk
+	@mkdir -p $(dir $@)
+	@$(call gdb_cmds,$(abspath $(DBG_SO)),$@)
 
 ALL_TARGETS += $(DBG_SO) $(GDB_CMDS)
 # `all` was read before this file: give it these too.

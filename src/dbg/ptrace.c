@@ -50,18 +50,35 @@
 #include <sys/user.h>
 #include <unistd.h>
 
+#include <elf.h>
+#include <link.h>
+#include <sys/mman.h>
+
 #include "cpu/cpu.h"
 #include "cpu/paging.h"
 #include "driver/paging.h"
 #include "engine/debugger.h"
 
-/* The real functions. */
+/* Loaded after the debugger started (sgxemu.gdb's dlopen), not preloaded. */
+static bool got_patched;
+
+/*
+ * The functions these stand in front of: the next definition after this
+ * library when it is preloaded, the first one in the process (libc's, or
+ * a library preloaded before, such as the SDK's libsgx_ptrace.so) when it
+ * was loaded later and patched the debugger's own calls (got_patch()).
+ */
+static void *next_fn(const char *name)
+{
+	return dlsym(got_patched ? RTLD_DEFAULT : RTLD_NEXT, name);
+}
+
 static ssize_t real_pread(int fd, void *buf, size_t n, off_t off)
 {
 	static ssize_t (*fn)(int, void *, size_t, off_t);
 
 	if (!fn)
-		fn = (ssize_t (*)(int, void *, size_t, off_t))dlsym(RTLD_NEXT, "pread64");
+		fn = (ssize_t (*)(int, void *, size_t, off_t))next_fn("pread64");
 	return fn(fd, buf, n, off);
 }
 
@@ -70,7 +87,7 @@ static ssize_t real_pwrite(int fd, const void *buf, size_t n, off_t off)
 	static ssize_t (*fn)(int, const void *, size_t, off_t);
 
 	if (!fn)
-		fn = (ssize_t (*)(int, const void *, size_t, off_t))dlsym(RTLD_NEXT, "pwrite64");
+		fn = (ssize_t (*)(int, const void *, size_t, off_t))next_fn("pwrite64");
 	return fn(fd, buf, n, off);
 }
 
@@ -79,7 +96,7 @@ static long real_ptrace(int req, pid_t pid, void *addr, void *data)
 	static long (*fn)(int, ...);
 
 	if (!fn)
-		fn = (long (*)(int, ...))dlsym(RTLD_NEXT, "ptrace");
+		fn = (long (*)(int, ...))next_fn("ptrace");
 	return fn(req, pid, addr, data);
 }
 
@@ -98,20 +115,23 @@ static bool tracee_write(int fd, uint64_t addr, const void *buf, size_t n)
 /*
  * Where @pid published its processor: the start of its
  * "/memfd:sgxemu-debug" mapping, 0 if it has none (not under sgxemu, or
- * no enclave device used yet). One entry per process is remembered; the
+ * no enclave device used yet). A few entries are remembered; the
  * magic is checked at every use, so an exec or a new process of the same
  * id is noticed.
  */
 static uint64_t find_desc(pid_t pid, bool refresh)
 {
-	static pid_t cached_pid;
-	static uint64_t cached;
+	/* A few processes (or thread ids) at once: gdb reads through each
+	 * thread's own mem file, and parsing maps costs far more than the
+	 * access itself. */
+	static struct { pid_t pid; uint64_t desc; } cache[64];
+	size_t slot = (size_t)pid % (sizeof(cache) / sizeof(cache[0]));
 	char path[64], line[512];
 	uint64_t found = 0;
 	FILE *f;
 
-	if (pid == cached_pid && cached && !refresh)
-		return cached;
+	if (cache[slot].pid == pid && cache[slot].desc && !refresh)
+		return cache[slot].desc;
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	f = fopen(path, "re");
 	if (!f)
@@ -126,8 +146,8 @@ static uint64_t find_desc(pid_t pid, bool refresh)
 		}
 	}
 	fclose(f);
-	cached_pid = pid;
-	cached = found;
+	cache[slot].pid = pid;
+	cache[slot].desc = found;
 	return found;
 }
 
@@ -483,9 +503,10 @@ static pid_t mem_fd_pid(int fd)
 	if (sscanf(target, "/proc/%d/mem%n", &pid, &end) == 1 && end == n)
 		return pid;
 	end = 0;
+	/* A thread's mem file is its process's memory. */
 	if (sscanf(target, "/proc/%d/task/%d/mem%n", &pid, &tid, &end) == 2 &&
 	    end == n)
-		return tid;
+		return pid;
 	return 0;
 }
 
@@ -503,28 +524,40 @@ static ssize_t rw_hooked(int fd, void *buf, size_t n, off_t off, bool write)
 	return r;
 }
 
-ssize_t pread64(int fd, void *buf, size_t n, off_t off)
+/* Exported under both names; called directly, never through the PLT,
+ * which would find libc's first where this library was loaded late. */
+static ssize_t hook_pread(int fd, void *buf, size_t n, off_t off)
 {
 	ssize_t r = rw_hooked(fd, buf, n, off, false);
 
 	return r == -2 ? real_pread(fd, buf, n, off) : r;
 }
 
-ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off)
+static ssize_t hook_pwrite(int fd, const void *buf, size_t n, off_t off)
 {
 	ssize_t r = rw_hooked(fd, (void *)buf, n, off, true);
 
 	return r == -2 ? real_pwrite(fd, buf, n, off) : r;
 }
 
+ssize_t pread64(int fd, void *buf, size_t n, off_t off)
+{
+	return hook_pread(fd, buf, n, off);
+}
+
+ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off)
+{
+	return hook_pwrite(fd, buf, n, off);
+}
+
 ssize_t pread(int fd, void *buf, size_t n, off_t off)
 {
-	return pread64(fd, buf, n, off);
+	return hook_pread(fd, buf, n, off);
 }
 
 ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 {
-	return pwrite64(fd, buf, n, off);
+	return hook_pwrite(fd, buf, n, off);
 }
 
 /*
@@ -668,4 +701,93 @@ __attribute__((constructor)) static void unpreload(void)
 		unsetenv("LD_PRELOAD");
 	free(copy);
 	free(out);
+}
+
+/*
+ * Loaded into a debugger that did not preload it (sgxemu.gdb dlopen()s it,
+ * for `sgx-gdb -x sgxemu.gdb`, whose script preloads the SDK's own
+ * libsgx_ptrace.so instead, or for plain `gdb -x sgxemu.gdb`): a library
+ * loaded late is never found before libc, so the debugger's own calls of
+ * these functions are redirected here by rewriting its GOT entries for
+ * them (the main program's PLT relocations). What they pointed at before
+ * is found again as the first definition in the process (next_fn()).
+ */
+static const char *const hooked[] = {
+	"pread64", "pwrite64", "pread", "pwrite", "ptrace",
+};
+
+static int got_patch_main(struct dl_phdr_info *info, size_t size, void *self)
+{
+	const Elf64_Sym *symtab = NULL;
+	const char *strtab = NULL;
+	const Elf64_Rela *rel[2] = { NULL, NULL };
+	size_t relsz[2] = { 0, 0 };
+	const Elf64_Dyn *dyn = NULL;
+	uintptr_t base = info->dlpi_addr;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+			dyn = (const Elf64_Dyn *)(base + info->dlpi_phdr[i].p_vaddr);
+	if (!dyn)
+		return 1;
+	/* ld.so has made these pointers absolute in the main program's
+	 * dynamic section on x86-64; a relative one gets the base added. */
+#define DYNPTR(v) ((uintptr_t)(v) < base ? base + (uintptr_t)(v) : (uintptr_t)(v))
+	for (; dyn->d_tag != DT_NULL; dyn++) {
+		switch (dyn->d_tag) {
+		case DT_SYMTAB: symtab = (const void *)DYNPTR(dyn->d_un.d_ptr); break;
+		case DT_STRTAB: strtab = (const void *)DYNPTR(dyn->d_un.d_ptr); break;
+		case DT_JMPREL: rel[0] = (const void *)DYNPTR(dyn->d_un.d_ptr); break;
+		case DT_PLTRELSZ: relsz[0] = dyn->d_un.d_val; break;
+		case DT_RELA: rel[1] = (const void *)DYNPTR(dyn->d_un.d_ptr); break;
+		case DT_RELASZ: relsz[1] = dyn->d_un.d_val; break;
+		default: break;
+		}
+	}
+#undef DYNPTR
+	if (!symtab || !strtab)
+		return 1;
+	for (int t = 0; t < 2; t++) {
+		for (size_t k = 0; rel[t] && k < relsz[t] / sizeof(Elf64_Rela); k++) {
+			const Elf64_Rela *r = &rel[t][k];
+			uint32_t type = ELF64_R_TYPE(r->r_info);
+			const char *name;
+			void **slot, *mine;
+			uintptr_t page;
+
+			if (type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT)
+				continue;
+			name = strtab + symtab[ELF64_R_SYM(r->r_info)].st_name;
+			for (size_t h = 0; h < sizeof(hooked) / sizeof(hooked[0]); h++) {
+				if (strcmp(name, hooked[h]))
+					continue;
+				mine = dlsym(self, name);
+				slot = (void **)(base + r->r_offset);
+				page = (uintptr_t)slot & ~(uintptr_t)4095;
+				if (!mine || *slot == mine ||
+				    mprotect((void *)page, 4096, PROT_READ | PROT_WRITE))
+					continue;
+				*slot = mine;
+				got_patched = true;
+			}
+		}
+	}
+	return 1;	/* the main program only: the first entry */
+}
+
+__attribute__((constructor)) static void got_patch(void)
+{
+	Dl_info di;
+	void *self;
+
+	if (!dladdr((void *)got_patch, &di) || !di.dli_fname)
+		return;
+	self = dlopen(di.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+	if (!self)
+		return;
+	/* Preloaded: the debugger's calls find this library first anyway. */
+	if (dlsym(RTLD_DEFAULT, "pread64") != dlsym(self, "pread64"))
+		dl_iterate_phdr(got_patch_main, self);
+	dlclose(self);
 }

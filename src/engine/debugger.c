@@ -12,6 +12,7 @@
  * (src/dbg/ptrace.c) reads the rest through /proc/PID/mem while the
  * process is stopped.
  */
+#include <link.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -20,11 +21,69 @@
 #include "engine/debugger.h"
 #include "engine/engine.h"
 
+/*
+ * Called once the engine's signal handlers are in place (platform_create):
+ * sgxemu.gdb breaks here, without stopping, to retire its catchpoint for
+ * uncaught faults, which from now on reach sgxemu_debug_signal instead
+ * (a catchpoint makes gdb stop every thread at each of the engine's
+ * traps). Never inlined, never optimised away.
+ */
+__attribute__((noinline, used)) void sgxemu_debug_ready(void)
+{
+	__asm__ volatile("" : : : "memory");
+}
+
+/*
+ * The same signal, about to take its default action (the process dies of
+ * it when the faulting instruction runs again): sgxemu.gdb's breakpoint
+ * here does not stop but arms its catchpoint for uncaught signals, so
+ * gdb stops at the faulting instruction itself, as it would without the
+ * emulator.
+ */
+__attribute__((noinline, used)) void sgxemu_debug_fatal(int signo)
+{
+	__asm__ volatile("" : : "r"(signo) : "memory");
+}
+
+/* The loaded segments of the object holding this code (set once, before
+ * any handler can ask). */
+static uintptr_t own_lo, own_hi;
+
+static int find_own(struct dl_phdr_info *info, size_t size, void *data)
+{
+	uintptr_t me = (uintptr_t)data, lo = UINTPTR_MAX, hi = 0;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (a < lo)
+			lo = a;
+		if (a + ph->p_memsz > hi)
+			hi = a + ph->p_memsz;
+	}
+	if (me < lo || me >= hi)
+		return 0;
+	own_lo = lo;
+	own_hi = hi;
+	return 1;
+}
+
+bool sgxemu__debug_own_code(uintptr_t addr)
+{
+	return addr >= own_lo && addr < own_hi;
+}
+
 void sgxemu__debug_publish(struct sgx_cpu *cpu)
 {
 	struct sgxemu_debug_desc *d;
-	int fd = memfd_create(SGXEMU_DEBUG_MEMFD, MFD_CLOEXEC);
+	int fd;
 
+	dl_iterate_phdr(find_own, (void *)(uintptr_t)sgxemu_debug_signal);
+	fd = memfd_create(SGXEMU_DEBUG_MEMFD, MFD_CLOEXEC);
 	if (fd < 0)
 		return;		/* no debugger support: nothing else changes */
 	if (ftruncate(fd, 4096) == 0) {
@@ -51,15 +110,15 @@ void sgxemu__debug_publish(struct sgx_cpu *cpu)
 		}
 	}
 	close(fd);
+	sgxemu_debug_ready();
 }
 
 /*
- * Called with the signal the program is about to get (its handler, or
- * its default action) for the signals sgxemu.gdb tells gdb to pass
- * silently, because the engine takes most of them for itself. gdb stops
- * here instead (sgxemu.gdb breaks on this function), so a real fault of
- * the program still stops the debugger; `bt` shows the faulting frame
- * beyond the signal frame. Never inlined, never optimised away.
+ * Called with the signal the program's own handler is about to get, for
+ * the signals sgxemu.gdb tells gdb to pass silently because the engine
+ * takes most of them for itself. gdb stops here instead (sgxemu.gdb breaks
+ * on this function), so a real fault the program handles still stops the
+ * debugger. Never inlined, never optimised away.
  */
 __attribute__((noinline, used)) void sgxemu_debug_signal(int signo,
 							siginfo_t *info,

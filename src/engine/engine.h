@@ -439,8 +439,20 @@ int sgxemu__fsgsbase_emulate(ucontext_t *uc, sgxemu_read_fn read, void *ctx,
 			     uint64_t *fs, uint64_t *gs);
 
 /* debugger.c: the page a debugger finds this process's processor by, and
- * the function sgxemu.gdb stops at for a signal the program gets. */
+ * the functions sgxemu.gdb breaks on (sgxemu.gdb.in). */
 void sgxemu__debug_publish(struct sgx_cpu *cpu);
+void sgxemu_debug_ready(void);
+void sgxemu_debug_fatal(int signo);
+/* The signals sgxemu.gdb lets pass silently, so that it learns through
+ * sgxemu_debug_signal/_fatal that the program gets one. */
+static inline bool sgxemu__debugger_sig(int signo)
+{
+	return signo == SIGILL || signo == SIGSEGV || signo == SIGBUS ||
+	       signo == SIGSYS;
+}
+/* @addr is code of this library (the shim's own handlers, which chain to
+ * the program's and report it themselves). */
+bool sgxemu__debug_own_code(uintptr_t addr);
 void sgxemu_debug_signal(int signo, siginfo_t *info, void *ucontext);
 
 /* map.c */

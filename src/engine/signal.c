@@ -279,6 +279,7 @@ static bool host_enclu_refused(int signo, ucontext_t *uc)
  * interrupted (host context). Called with every signal blocked; applies
  * the application's mask around its handler, as the kernel would.
  */
+
 void sgxemu__chain(int signo, siginfo_t *info, ucontext_t *uc, bool fault)
 {
 	struct sigaction a;
@@ -289,16 +290,17 @@ void sgxemu__chain(int signo, siginfo_t *info, ucontext_t *uc, bool fault)
 	a = app_act[signo];
 	if (a.sa_handler == SIG_IGN && !fault)
 		return;
-	/* The signals sgxemu.gdb lets pass silently: a debugger stops here. */
-	if (signo == SIGILL || signo == SIGSEGV || signo == SIGBUS ||
-	    signo == SIGSYS)
-		sgxemu_debug_signal(signo, info, uc);
 	if (a.sa_handler == SIG_DFL || a.sa_handler == SIG_IGN) {
 		if (!fault && default_ignores(signo))
 			return;
+		if (sgxemu__debugger_sig(signo))
+			sgxemu_debug_fatal(signo);
 		die_of(signo, uc);
 		return;
 	}
+	if (sgxemu__debugger_sig(signo) &&
+	    !sgxemu__debug_own_code((uintptr_t)a.sa_handler))
+		sgxemu_debug_signal(signo, info, uc);
 	memcpy(&mask, &uc->uc_sigmask, sizeof(mask));
 	{
 		uint64_t m;

@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "engine/engine.h"
 #include "shim/shim.h"
 
 int shim_disp_sigaction(struct shim_disp *d, const struct sigaction *act,
@@ -52,6 +53,8 @@ void shim_disp_chain(struct shim_disp *d, int sig, siginfo_t *si,
 
 		if (a.sa_handler == SIG_IGN && !reruns)
 			return;
+		if (sgxemu__debugger_sig(sig))
+			sgxemu_debug_fatal(sig);	/* sgxemu.gdb */
 		memset(&dfl, 0, sizeof(dfl));
 		dfl.sa_handler = SIG_DFL;
 		set(sig, &dfl, NULL);
@@ -68,6 +71,8 @@ void shim_disp_chain(struct shim_disp *d, int sig, siginfo_t *si,
 	if (!(a.sa_flags & SA_NODEFER))
 		sigaddset(&mask, sig);
 	pthread_sigmask(SIG_SETMASK, &mask, NULL);
+	if (sgxemu__debugger_sig(sig))
+		sgxemu_debug_signal(sig, si, uc);	/* sgxemu.gdb */
 	if (a.sa_flags & SA_SIGINFO)
 		a.sa_sigaction(sig, si, uc);
 	else

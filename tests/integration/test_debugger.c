@@ -9,7 +9,9 @@
  * enclave afterwards and must still get every result right.
  *
  * The library is opened here with dlopen and its functions called
- * directly, as gdb calls them once it is preloaded.
+ * directly, as gdb calls them once it is preloaded; loaded so, it also
+ * redirects this program's own calls of them (as sgxemu.gdb's dlopen does
+ * gdb's), which debug_library_takes_over_calls checks.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -17,6 +19,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -216,14 +219,16 @@ TEST(debug_breakpoint_in_rx_page)
 	CHECK(!strcmp(perms, "r-xs"));
 	REQUIRE(rd(&c, at, &orig, 1) == 1);
 	/* The host kernel alone refuses it (a forced write to a shared
-	 * read-only mapping): the library is what writes it. */
-	CHECK_EQ(pwrite(c.mem, &cc, 1, (off_t)at), -1);
+	 * read-only mapping): the library is what writes it. (The system
+	 * call itself: loaded here, the library takes over this program's
+	 * own pread/pwrite calls, as it does gdb's.) */
+	CHECK_EQ(syscall(SYS_pwrite64, c.mem, &cc, 1, (off_t)at), -1);
 	CHECK_EQ(errno, EIO);
 	CHECK_EQ(wr(&c, at, &cc, 1), 1);
 	CHECK_EQ(rd(&c, at, &back, 1), 1);
 	CHECK_EQ(back, 0xcc);
 	/* The enclave's own mapping shows it: the same EPC page. */
-	CHECK_EQ(pread(c.mem, &back, 1, (off_t)at), 1);
+	CHECK_EQ(syscall(SYS_pread64, c.mem, &back, 1, (off_t)at), 1);
 	CHECK_EQ(back, 0xcc);
 	maps_perms(c.pid, at, perms);
 	CHECK(!strcmp(perms, "r-xs"));
@@ -438,6 +443,25 @@ static void peek_poke(bool debug)
 	lib_ptrace(PTRACE_PEEKUSER, c.pid, (void *)0, NULL);
 	CHECK_EQ(errno, 0);
 	CHECK_EQ(ptrace(PTRACE_DETACH, c.pid, NULL, NULL), 0);
+	CHECK_EQ(finish(&c), 0);
+}
+
+/* Loaded late (not preloaded), the library has taken over this program's
+ * own pread/pwrite calls through its GOT, as sgxemu.gdb's dlopen does in
+ * gdb. */
+TEST(debug_library_takes_over_calls)
+{
+	struct child c;
+	uint8_t cc = 0xcc, orig = 0, back = 0;
+	uint64_t at = 0;
+
+	REQUIRE(spawn(&c, true));
+	at = c.base + L_TEXT + 0x40;
+	CHECK_EQ(pread(c.mem, &orig, 1, (off_t)at), 1);
+	CHECK_EQ(pwrite(c.mem, &cc, 1, (off_t)at), 1);
+	CHECK_EQ(syscall(SYS_pread64, c.mem, &back, 1, (off_t)at), 1);
+	CHECK_EQ(back, 0xcc);
+	CHECK_EQ(pwrite(c.mem, &orig, 1, (off_t)at), 1);
 	CHECK_EQ(finish(&c), 0);
 }
 

@@ -147,10 +147,48 @@ RUNOPTS="--epc-size 512K" session evicted "--copies 4" \
 has evicted bp_in_evicted_page 'hit Breakpoint [0-9]+, encl_compute \(x=2\)'
 has evicted evicted_program_unharmed '^dbg_host: ok$'
 
-# 5. A real fault of the program still stops gdb, at the emulator's
-# signal hook and then at the faulting instruction.
-timeout 300 "$CLI" gdb -batch -ex run -ex continue -ex bt "$HOST" --crash \
+# 5. A real fault of the program still stops gdb, at the faulting
+# instruction (the emulator's handlers pass it on to its default action),
+# and a program that never used SGX stops as without the emulator.
+timeout 300 "$CLI" gdb -batch -ex run -ex bt -ex continue "$HOST" --crash \
 	"$T/key.pem" "$BIN" > "$T/crash.out" 2>&1
-has crash crash_stops_at_hook 'hit Breakpoint [0-9]+, sgxemu_debug_signal \(signo=(signo@entry=)?11'
-has crash crash_shows_fault '^#0 .*host_crash \(p=0x0\)'
+has crash crash_stops_at_fault 'hit Catchpoint [0-9]+ \(signal SIGSEGV\), host_crash \(p=0x0\)'
+has crash crash_bt '^#0 .*host_crash \(p=0x0\)'
+if grep -q 'sgxemu_debug_signal (' "$T/crash.out"; then
+	bad crash_no_hook_stop "stopped in the emulator for a fault no handler takes"
+else
+	ok crash_no_hook_stop
+fi
+timeout 300 "$CLI" gdb -batch -ex run sh -c 'kill -SEGV $$' > "$T/plain.out" 2>&1
+has plain plain_crash_stops 'Catchpoint [0-9]+ \(signal SIGSEGV\)'
+
+# 6. The SDK's sgx-gdb on its SampleEnclave (a DEBUG enclave), as a user
+# would start it: `sgx-gdb -x sgxemu.gdb --args sgxemu run ./app`. It
+# preloads its own libsgx_ptrace.so; sgxemu.gdb loads ours into gdb. It
+# finds the enclave through the urts's debug list and loads its symbols.
+SDK_SETUP=${SGXEMU_SHARED:-../shared}/clients/intel-sdk/setup.sh
+if [ ! -f "$SDK_SETUP" ]; then
+	skp sgx_gdb "no ../shared/clients/intel-sdk"
+	finish
+fi
+ABS_B=$(realpath "$B")
+D=$ABS_B/sdk-gdb
+if [ ! -x "$D/samples/SampleEnclave/app" ] &&
+   ! bash "$SDK_SETUP" "$D" SampleEnclave > "$T/sdk-setup.out" 2>&1; then
+	bad sgx_gdb_setup "$(tail -n 5 "$T/sdk-setup.out")"
+	finish
+fi
+(cd "$D/samples/SampleEnclave" && echo x | LD_LIBRARY_PATH="$D/psw/lib" \
+	timeout 300 "$D/sgxsdk/bin/sgx-gdb" -batch -x "$ABS_B/sgxemu.gdb" \
+	-ex 'set breakpoint pending on' -ex 'break Arrays.cpp:64' -ex run \
+	-ex 'p arr[1]' -ex next -ex 'p i' -ex next -ex next -ex 'p arr[0]' \
+	-ex delete -ex continue --args "$ABS_B/sgxemu" run ./app) \
+	> "$T/sgxgdb.out" 2>&1
+has sgxgdb sgx_gdb_loads_symbols "add-symbol-file '.*enclave.signed.so'"
+has sgxgdb sgx_gdb_bp_in_enclave 'hit Breakpoint [0-9.]+, ecall_array_in \(arr=0x[0-9a-f]+\) at Enclave/Edger8rSyntax/Arrays.cpp:64'
+has sgxgdb sgx_gdb_print_enclave_data '^\$1 = 1$'
+has sgxgdb sgx_gdb_next_line '^65[[:space:]]+assert\(arr\[i\] == i\);'
+has sgxgdb sgx_gdb_print_local '^\$2 = 0$'
+has sgxgdb sgx_gdb_enclave_write_seen '^\$3 = 3$'
+has sgxgdb sgx_gdb_sample_completes 'Info: SampleEnclave successfully returned.'
 finish

@@ -357,9 +357,9 @@ static void unseal_child(const char *file)
 
 static int spawn_self(const char *file, const char *variant, const char *expect)
 {
-	char self[4096], e1[4200], e2[64], e3[64], e4[256];
+	char self[4096], e1[4200], e2[64], e3[64], e4[256], e5[4200];
 	char *argv[] = { self, "sealed_secret_survives_a_new_process", NULL };
-	char *envp[] = { e1, e2, e3, e4, NULL };
+	char *envp[] = { e1, e2, e3, e4, e5, NULL };
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	int status;
 	pid_t pid;
@@ -371,6 +371,9 @@ static int spawn_self(const char *file, const char *variant, const char *expect)
 	snprintf(e2, sizeof(e2), "SGXEMU_TEST_VARIANT=%s", variant);
 	snprintf(e3, sizeof(e3), "SGXEMU_TEST_EXPECT=%s", expect);
 	snprintf(e4, sizeof(e4), "HOME=%s", getenv("HOME") ? getenv("HOME") : "/");
+	/* The child loads its enclave from the same build (make asan's is
+	 * build-asan). */
+	snprintf(e5, sizeof(e5), "B=%s", test_build_dir());
 	if (posix_spawn(&pid, self, NULL, NULL, argv, envp))
 		return -1;
 	if (waitpid(pid, &status, 0) != pid)

@@ -22,28 +22,18 @@
 # when the client tree is absent.
 # Last line: "N passed, N failed, N skipped".
 set -u
-B=${B:-build}
+. "$(dirname "$0")/../lib/test_lib.sh"
 root=$(cd "$(dirname "$0")/../.." && pwd)
 client=$(cd "$root/.." && pwd)/shared/clients/intel-sdk
-pass=0 fail=0 skip=0
-ok()  { echo "ok $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1: $2"; fail=$((fail + 1)); }
-skp() { echo "skip $1: $2"; skip=$((skip + 1)); }
-summary() { echo "$pass passed, $fail failed, $skip skipped"; [ "$fail" -eq 0 ]; exit $?; }
 
 if [ ! -x "$client/setup.sh" ] || [ ! -f "$client/sgxsdk-2.26-install.tar.xz" ]; then
 	skp intel_sdk "no Intel SDK client at $client (../shared/clients is absent)"
-	summary
+	finish
 fi
 CLI=$(cd "$B" 2>/dev/null && pwd)/sgxemu
-[ -x "$CLI" ] || { bad intel_sdk "$B/sgxemu is not built"; summary; }
+[ -x "$CLI" ] || { bad intel_sdk "$B/sgxemu is not built"; finish; }
 dest=$(cd "$B" && pwd)/intel-sdk
 mkdir -p "$dest"
-# An AddressSanitizer build of libsgxemu.so preloaded into the SDK's
-# programs, which are built without it.
-if ldd "$B/libsgxemu.so" 2>/dev/null | grep -q libasan; then
-	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:detect_leaks=0"
-fi
 export LD_LIBRARY_PATH="$dest/psw/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 # The samples, each built once (setup.sh rebuilds what it is named).
@@ -58,13 +48,13 @@ if [ -n "$need" ] || [ ! -x "$dest/sgxsdk/bin/x64/sgx_sign" ]; then
 	# shellcheck disable=SC2086
 	if ! out=$("$client/setup.sh" "$dest" ${need:-SampleEnclave} 2>&1); then
 		bad setup "setup.sh failed: $(echo "$out" | tail -n 3 | tr '\n' '|')"
-		summary
+		finish
 	fi
 fi
 ok setup
 if ! out=$("$root/tests/sdk/build.sh" "$dest" "$dest/own" 2>&1); then
 	bad build_own_enclave "$(echo "$out" | tail -n 5 | tr '\n' '|')"
-	summary
+	finish
 fi
 ok build_own_enclave
 own=$dest/own
@@ -189,4 +179,4 @@ fi
 # Switchless last: its 4 x 500000 calls take the longest.
 sample Switchless "$S/Switchless" ./app "ECall that does nothing"
 
-summary
+finish

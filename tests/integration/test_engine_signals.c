@@ -836,7 +836,14 @@ __asm__(
 	"host_enclu_insn:\n"
 	"	.byte 0x0f, 0x01, 0xd7\n"
 	"	pop %rbx\n"
+	"	ret\n"
+	/* A #UD on the same code page (on_host_fault skips 3 bytes). */
+	".globl host_ud2_insn\n"
+	"host_ud2_insn:\n"
+	"	ud2\n"
+	"	nop\n"
 	"	ret\n");
+extern char host_ud2_insn[];
 
 static void on_host_fault(int sig, siginfo_t *si, void *ctx)
 {
@@ -891,6 +898,14 @@ TEST(host_enclu_other_leaves_are_gp)
 		CHECK_EQ(hf_trap, (greg_t)ti.vector);
 	}
 	sgxemu_set_host_enclu(true);
+	/* The engine read this code page at the ENCLU traps above and now
+	 * reads it directly (classify.c): a ud2 there is still a #UD of
+	 * the program's, not an ENCLU. */
+	hf_signo = 0;
+	((void (*)(void))(uintptr_t)host_ud2_insn)();
+	CHECK_EQ(hf_signo, SIGILL);
+	CHECK_EQ(hf_trap, X86_TRAP_UD);
+	CHECK_EQ(hf_rip, (greg_t)(uintptr_t)host_ud2_insn);
 }
 
 /*

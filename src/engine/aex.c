@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "cpu/encl_mem.h"
 #include "engine/cpuid.h"
 #include "engine/engine.h"
 
@@ -114,14 +115,21 @@ static uint8_t *fp_area(ucontext_t *uc, uint32_t *size)
 	return fp;
 }
 
-/* AEX: the XFRM features of the interrupted context go to INIT. */
+/*
+ * AEX: the XFRM features of the interrupted context go to INIT, and so
+ * does every other feature the enclave could use (XCR0 stays the host's
+ * in enclave mode, so an XFRM without AVX does not keep it from the YMM
+ * registers), PKRU aside, which is the host's unless XFRM holds it. INIT
+ * is written into the bytes as well as XSTATE_BV: the frame is the host's
+ * to read, and a cleared bit alone left the enclave's values there.
+ */
 static void fp_init(ucontext_t *uc, uint64_t xfrm)
 {
 	uint32_t size;
 	uint8_t *fp = fp_area(uc, &size);
 	uint16_t fcw = 0x037f;
 	uint32_t mxcsr = 0x1f80;
-	uint64_t bv;
+	uint64_t bv, init = ~SGX_XFRM_LEGACY & (xfrm | ~SGX_XFRM_PKRU);
 
 	if (!fp)
 		return;
@@ -129,10 +137,17 @@ static void fp_init(ucontext_t *uc, uint64_t xfrm)
 	memcpy(fp, &fcw, 2);
 	memcpy(fp + 24, &mxcsr, 4);
 	memset(fp + 32, 0, 464 - 32);
-	if (size >= 576) {
-		memcpy(&bv, fp + 512, 8);
-		bv &= ~(xfrm & ~SGX_XFRM_LEGACY);
-		memcpy(fp + 512, &bv, 8);
+	if (size < 576)
+		return;
+	memcpy(&bv, fp + 512, 8);
+	bv &= ~init;
+	memcpy(fp + 512, &bv, 8);
+	for (unsigned i = 2; i < 64; i++) {
+		uint32_t off = sgx_xsave_layout.offset[i];
+		uint32_t n = sgx_xsave_layout.size[i];
+
+		if ((init & (1ULL << i)) && n && off >= 576 && off + n <= size)
+			memset(fp + off, 0, n);
 	}
 }
 
@@ -528,6 +543,36 @@ static unsigned leaf_operands(uint32_t leaf)
 }
 
 /*
+ * The operand of @leaf whose EPCM check refused it (SGX_PF on a resident
+ * page): its address, and in *@kerr the access (write for the outputs,
+ * EREPORT's RDX and EGETKEY's RCX), for the #PF hardware would report
+ * there. 0 if none does.
+ */
+static uint64_t refused_epcm_operand(struct sgxemu_tcb *tcb, const greg_t *g,
+				     uint32_t leaf, uint32_t *kerr)
+{
+	const uint64_t ops[3] = { g[REG_RBX], g[REG_RCX], g[REG_RDX] };
+	unsigned regs = leaf_operands(leaf);
+	unsigned writes = leaf == SGX_EREPORT ? 4 : leaf == SGX_EGETKEY ? 2 : 0;
+
+	for (int i = 0; i < 3; i++) {
+		bool w = writes & (1U << i);
+		void *p;
+
+		if ((regs & (1U << i)) &&
+		    sgx_encl_operand(sgxemu__cpu(), tcb->lp.ctl, ops[i], 1, 1,
+				     w, &p) == SGX_PF) {
+			/* The page is there (pf_errcd() knows when its
+			 * mapping is not). */
+			*kerr = X86_PF_USER | X86_PF_PROT |
+				(w ? X86_PF_WRITE : 0);
+			return ops[i];
+		}
+	}
+	return 0;
+}
+
+/*
  * ENCLU's #PF on a memory operand of @leaf on a paged-out page, or on no
  * page at all where SGX2 adds one on fault (EACCEPT of a page not yet
  * there is how runtimes grow their heap, Gramine's included): the leaf's
@@ -651,9 +696,13 @@ static void enclu_in_enclave(struct sgxemu_tcb *tcb, siginfo_t *info,
 
 		if (v == X86_TRAP_PF) {
 			/* The operand's #PF, as hardware reports it. */
+			uint32_t kerr = X86_PF_USER;
+
+			if (!pf_addr)
+				pf_addr = refused_epcm_operand(tcb, g, leaf,
+							       &kerr);
 			exception(tcb, SIGSEGV, info, uc, save, v,
-				  pf_errcd(tcb, pf_addr, X86_PF_USER), pf_addr,
-				  rip);
+				  pf_errcd(tcb, pf_addr, kerr), pf_addr, rip);
 			return;
 		}
 		exception(tcb, v == X86_TRAP_UD ? SIGILL : SIGSEGV, info, uc,

@@ -62,6 +62,21 @@
 				 * what follows its legacy area and header,
 				 * XRSTOR all ones, XSAVE again: rdx, r8 =
 				 * the two XSTATE_BVs */
+#define CMD_SECRETS	22	/* every GPR but RSP, x87, FCW, MXCSR, xmm0-15
+				 * (rsi bit 1: all of ymm0-15; bit 2: zmm0-31
+				 * and k1-7) hold SECRET | n and the arithmetic
+				 * flags are set, then: ud2 [2 bytes] (rsi bit
+				 * 0 clear), or (bit 0 set) 1 stored at rdx + 8
+				 * and a spin until *(u64 *)rdx != 0 */
+#define CMD_EREPORT_AT	23	/* EREPORT (TARGETINFO, REPORTDATA in scratch)
+				 * with its output at rsi */
+#define CMD_EGETKEY_AT	24	/* EGETKEY of the REPORT key into rsi;
+				 * rdx = RAX */
+
+/* What CMD_SECRETS puts in registers: SECRET | 0x1nn in GPRs, | 0x2nn in
+ * vector registers, | 0x3nn in opmasks. */
+#define SECRET		0x5ec2e75ec2e70000
+#define SECRET_MASK	0xffffffffffff0000
 
 #define LCG_MUL		6364136223846793005ULL
 

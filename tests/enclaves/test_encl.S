@@ -107,6 +107,12 @@ encl_entry:
 	je	cmd_rdtscp
 	cmp	$CMD_XSAVE, %rdi
 	je	cmd_xsave
+	cmp	$CMD_SECRETS, %rdi
+	je	cmd_secrets
+	cmp	$CMD_EREPORT_AT, %rdi
+	je	cmd_ereport_at
+	cmp	$CMD_EGETKEY_AT, %rdi
+	je	cmd_egetkey_at
 	/* CMD_NOP and unknown commands: straight back. */
 exit:
 	mov	%fs:FS_HOST_RSP, %rsp
@@ -419,4 +425,89 @@ cmd_zmm:
 	vextracti128 $1, %ymm0, %xmm0
 	movq	%xmm0, %rsi
 	vzeroupper
+	jmp	exit
+
+	/* Everything an AEX must not show the host (layout.h CMD_SECRETS). */
+	/* Everything an AEX must not show the host (layout.h CMD_SECRETS);
+	 * GPR n (the ModRM number) holds SECRET | 0x100 | n. */
+	.macro GPRS_SECRET
+	movabs	$(SECRET | 0x100), %rax
+	movabs	$(SECRET | 0x101), %rcx
+	movabs	$(SECRET | 0x102), %rdx
+	movabs	$(SECRET | 0x103), %rbx
+	movabs	$(SECRET | 0x105), %rbp
+	movabs	$(SECRET | 0x106), %rsi
+	movabs	$(SECRET | 0x107), %rdi
+	movabs	$(SECRET | 0x108), %r8
+	movabs	$(SECRET | 0x109), %r9
+	movabs	$(SECRET | 0x10a), %r10
+	movabs	$(SECRET | 0x10b), %r11
+	movabs	$(SECRET | 0x10c), %r12
+	movabs	$(SECRET | 0x10d), %r13
+	movabs	$(SECRET | 0x10e), %r14
+	movabs	$(SECRET | 0x10f), %r15
+	.endm
+cmd_secrets:
+	sub	$16, %rsp
+	movl	$0x027f, (%rsp)		/* FCW: 53-bit precision */
+	fldcw	(%rsp)
+	movl	$0x3f80, (%rsp)		/* MXCSR: round down */
+	ldmxcsr	(%rsp)
+	add	$16, %rsp
+	fld1
+	fldpi
+	.irp i, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+	movabs	$(SECRET | 0x200 | \i), %rax
+	movq	%rax, %xmm\i
+	pinsrq	$1, %rax, %xmm\i
+	.endr
+	test	$2, %rsi
+	jz	1f
+	.irp i, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+	vpbroadcastq %xmm\i, %ymm\i
+	.endr
+1:	test	$4, %rsi
+	jz	2f
+	.irp i, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
+	movabs	$(SECRET | 0x200 | \i), %rax
+	vpbroadcastq %rax, %zmm\i
+	.endr
+	.irp i, 1,2,3,4,5,6,7
+	mov	$(0x300 | \i), %eax
+	kmovw	%eax, %k\i
+	.endr
+2:	test	$1, %rsi
+	jnz	3f
+	pushq	$0x8d7			/* CF PF AF ZF SF OF */
+	popfq
+	GPRS_SECRET
+	ud2
+	jmp	exit
+	/* The spin keeps its flag pointer in RSP, which an AEX replaces
+	 * anyway (URSP); every other GPR is the enclave's. */
+3:	mov	%rdx, %rsp
+	movq	$1, 8(%rsp)
+	GPRS_SECRET
+4:	pause
+	cmpq	$0, (%rsp)
+	je	4b
+	jmp	exit
+
+cmd_ereport_at:
+	lea	scratch(%rip), %rbx
+	lea	512(%rbx), %rcx
+	mov	%rsi, %rdx
+	xor	%eax, %eax		/* EREPORT */
+	ENCLU
+	mov	$0xe0e0, %edx
+	jmp	exit
+
+cmd_egetkey_at:
+	/* KEYREQUEST at scratch + 2048: KEYNAME = REPORT, all else 0. */
+	lea	scratch + 2048(%rip), %rbx
+	movw	$3, (%rbx)
+	mov	%rsi, %rcx
+	mov	$1, %eax		/* EGETKEY */
+	ENCLU
+	mov	%rax, %rdx
 	jmp	exit

@@ -133,6 +133,61 @@ TEST(elrange_at_address_zero)
 	CHECK_EQ(RAW2(SYS_close, fd, 0), 0);
 }
 
+/*
+ * After INIT, a window anywhere outside ELRANGE is the kernel's EACCES
+ * (linux-driver-facts.md §2.4 step 1): below the base, across either end,
+ * wherever the kernel would place a hint; growing one with mremap is
+ * EFAULT (§2.6). Through the program's own SYSCALL instructions, as the
+ * libc-routed calls are checked in test_shim_mainline's mmap_rules.
+ */
+TEST(raw_windows_keep_to_elrange_after_init)
+{
+	struct shim_encl e;
+	EVP_PKEY *key;
+	uint64_t below, end;
+	int r;
+
+	NEED_SHIM();
+	key = shim_load_key(test_shared_path(
+		"seed-tree/tools/testing/selftests/x86/sgx/signing_key.pem"));
+	if (!key)
+		test_skip("%s", shim_key_why);
+	r = shim_encl_build(&e, key);
+	REQUIRE_EQ(r, 0);
+	below = e.base - 4096;
+	end = e.base + SHIM_ENCL_SIZE;
+	/* The page below is the ELRANGE reservation's, or made so. */
+	if (below < (uint64_t)(uintptr_t)e.reserve)
+		REQUIRE(mmap((void *)(uintptr_t)below, 4096, PROT_NONE,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+			     -1, 0) == (void *)(uintptr_t)below);
+	CHECK_EQ(raw(SYS_mmap, (long)below, 4096, PROT_NONE,
+		     MAP_SHARED | MAP_FIXED, e.fd, 0), -EACCES);
+	CHECK_EQ(raw(SYS_mmap, (long)below, 4096, PROT_READ,
+		     MAP_SHARED | MAP_FIXED, e.fd, 0), -EACCES);
+	CHECK_EQ(raw(SYS_mmap, (long)below, 8192, PROT_READ,
+		     MAP_SHARED | MAP_FIXED, e.fd, 0), -EACCES);
+	CHECK_EQ(raw(SYS_mmap, (long)(end - 4096), 8192, PROT_READ,
+		     MAP_SHARED | MAP_FIXED, e.fd, 0), -EACCES);
+	CHECK_EQ(raw(SYS_mmap, 0, 4096, PROT_NONE, MAP_SHARED, e.fd, 0),
+		 -EACCES);
+	/* Inside, the same call maps. */
+	CHECK_EQ(raw(SYS_mmap, (long)(e.base + SHIM_ENCL_DATA), 4096,
+		     PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, e.fd, 0),
+		 (long)(e.base + SHIM_ENCL_DATA));
+	CHECK_EQ(raw(SYS_mremap, (long)(e.base + SHIM_ENCL_DATA), 4096, 8192,
+		     0, 0, 0), -EFAULT);
+	/* The enclave still works through its windows. */
+	{
+		struct sgx_enclave_run run;
+		uint64_t out[2];
+
+		CHECK_EQ(shim_ecall(&e, 0, 0, out, 1, &run), 0);
+		CHECK_EQ(out[0], 2);
+	}
+	close(e.fd);
+}
+
 /* The kernel's struct sigaction for rt_sigaction. */
 struct ksigaction {
 	void *handler;

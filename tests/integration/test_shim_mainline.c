@@ -728,9 +728,20 @@ TEST(mmap_rules)
 	p = (void *)(uintptr_t)(e.base + 0xf000);
 	CHECK(mmap(p, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
 		   e.fd, 0) == p);
-	/* After INIT, outside ELRANGE is EACCES. */
+	/* After INIT, outside ELRANGE is EACCES: above it, and below its
+	 * base (on the reservation's page there, or one made so). */
 	p = (void *)(uintptr_t)(e.base + SHIM_ENCL_SIZE);
 	CHECK(mmap(p, 4096, PROT_NONE, MAP_SHARED | MAP_FIXED, e.fd, 0) ==
+	      MAP_FAILED);
+	CHECK_EQ(errno, EACCES);
+	p = (void *)(uintptr_t)(e.base - 4096);
+	if ((uint8_t *)p < e.reserve)
+		REQUIRE(mmap(p, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS |
+			     MAP_FIXED_NOREPLACE, -1, 0) == p);
+	CHECK(mmap(p, 4096, PROT_NONE, MAP_SHARED | MAP_FIXED, e.fd, 0) ==
+	      MAP_FAILED);
+	CHECK_EQ(errno, EACCES);
+	CHECK(mmap(p, 8192, PROT_READ, MAP_SHARED | MAP_FIXED, e.fd, 0) ==
 	      MAP_FAILED);
 	CHECK_EQ(errno, EACCES);
 	/* Growing a window is EFAULT. */

@@ -359,3 +359,209 @@ TEST(launch_key_equals_le_einittoken_key)
 	REQUIRE_EQ(sgx_launch_key(&k, &token, le.mrsigner, from_einit), 0);
 	CHECK_MEM(from_egetkey, from_einit, 16);
 }
+
+/*
+ * Every input of every key, one at a time: the key changes exactly where
+ * the SDM's key-dependency table (sgx-facts.md §5.1) lists the input for
+ * that KEYNAME. The expectations are the table's, not the code's.
+ */
+enum { K_SEAL, K_REPORT, K_EINITTOKEN, K_PROVISION, K_PROVISION_SEAL, K_N };
+static const uint16_t key_names[K_N] = {
+	SGX_KEYNAME_SEAL, SGX_KEYNAME_REPORT, SGX_KEYNAME_EINITTOKEN,
+	SGX_KEYNAME_PROVISION, SGX_KEYNAME_PROVISION_SEAL };
+
+static const struct key_input {
+	const char *name;
+	bool bound[K_N];	/* SEAL REPORT EINITTOKEN PROVISION PROV_SEAL */
+} key_inputs[] = {
+	{ "DEBUG, ATTRIBUTEMASK 0",	{ 1, 1, 1, 1, 1 } },
+	{ "INIT, ATTRIBUTEMASK 0",	{ 1, 1, 1, 1, 1 } },
+	{ "attribute in the mask",	{ 1, 1, 1, 1, 1 } },
+	{ "attribute not in the mask",	{ 0, 1, 0, 0, 0 } },
+	{ "ATTRIBUTEMASK",		{ 1, 0, 0, 1, 1 } },
+	{ "XFRM in the mask",		{ 1, 1, 1, 1, 1 } },
+	{ "MISCSELECT in the mask",	{ 1, 1, 1, 1, 1 } },
+	{ "MISCSELECT not in the mask",	{ 0, 1, 0, 0, 0 } },
+	{ "MISCMASK",			{ 1, 0, 0, 1, 1 } },
+	{ "OWNEREPOCH",			{ 1, 1, 1, 0, 0 } },
+	{ "KEYID",			{ 1, 1, 1, 0, 0 } },
+	{ "request CPUSVN",		{ 1, 0, 1, 1, 1 } },
+	{ "current CPUSVN",		{ 0, 1, 0, 0, 0 } },
+	{ "request ISVSVN",		{ 1, 0, 1, 1, 1 } },
+	{ "SECS ISVSVN",		{ 0, 0, 0, 0, 0 } },
+	{ "ISVPRODID",			{ 1, 0, 1, 1, 1 } },
+	{ "MRENCLAVE (policy)",		{ 1, 1, 0, 0, 0 } },
+	{ "MRSIGNER (policy)",		{ 1, 0, 1, 1, 1 } },
+	{ "KEYPOLICY",			{ 1, 0, 0, 0, 1 } },
+	{ "ISVFAMILYID (policy)",	{ 1, 0, 0, 0, 1 } },
+	{ "ISVEXTPRODID (policy)",	{ 1, 0, 0, 0, 1 } },
+	{ "CONFIGID (policy)",		{ 1, 1, 0, 0, 1 } },
+	{ "request CONFIGSVN (policy)",	{ 1, 0, 0, 0, 1 } },
+	{ "SECS CONFIGSVN",		{ 0, 1, 0, 0, 0 } },
+};
+
+/* Input @c of the table above, in its base (@other false) or its other
+ * value. */
+static void key_case(size_t c, bool other, struct sgx_platform_keys *k,
+		     struct sgx_key_identity *id, struct sgx_keyrequest *req)
+{
+	switch (c) {
+	case 0:	/* DEBUG with a mask that leaves it out */
+		req->attributemask.flags = 0;
+		req->attributemask.xfrm = 0;
+		if (other)
+			id->attributes.flags &= ~SGX_ATTR_DEBUG;
+		break;
+	case 1:
+		req->attributemask.flags = 0;
+		req->attributemask.xfrm = 0;
+		if (other)
+			id->attributes.flags &= ~SGX_ATTR_INIT;
+		break;
+	case 2:
+		if (other)
+			id->attributes.flags |= SGX_ATTR_CET;
+		break;
+	case 3:
+		req->attributemask.flags &= ~SGX_ATTR_CET;
+		if (other)
+			id->attributes.flags |= SGX_ATTR_CET;
+		break;
+	case 4:	/* a mask bit the attributes do not have */
+		req->attributemask.flags &= ~(1ULL << 40);
+		if (other)
+			req->attributemask.flags |= 1ULL << 40;
+		break;
+	case 5:
+		if (other)
+			id->attributes.xfrm |= SGX_XFRM_AVX;
+		break;
+	case 6:
+		if (other)
+			id->miscselect |= 1;
+		break;
+	case 7:
+		req->miscmask &= ~1U;
+		if (other)
+			id->miscselect |= 1;
+		break;
+	case 8:	/* a mask bit MISCSELECT does not have */
+		req->miscmask &= ~(1U << 20);
+		if (other)
+			req->miscmask |= 1U << 20;
+		break;
+	case 9:
+		if (other)
+			k->owner_epoch[7] ^= 1;
+		break;
+	case 10:
+		if (other)
+			req->keyid[31] ^= 1;
+		break;
+	case 11:
+		if (other)
+			req->cpusvn[0]--;
+		break;
+	case 12:
+		if (other)
+			k->cpusvn[0]++;
+		break;
+	case 13:
+		if (other)
+			req->isvsvn--;
+		break;
+	case 14:
+		if (other)
+			id->isvsvn++;
+		break;
+	case 15:
+		if (other)
+			id->isvprodid ^= 0x100;
+		break;
+	case 16:
+		if (other)
+			id->mrenclave[31] ^= 1;
+		break;
+	case 17:
+		if (other)
+			id->mrsigner[31] ^= 1;
+		break;
+	case 18:	/* NOISVPRODID with ISVPRODID 0: only the policy differs */
+		id->isvprodid = 0;
+		if (other)
+			req->keypolicy |= SGX_KEYPOLICY_NOISVPRODID;
+		break;
+	case 19:
+		if (other)
+			id->isvfamilyid[15] ^= 1;
+		break;
+	case 20:
+		if (other)
+			id->isvextprodid[15] ^= 1;
+		break;
+	case 21:
+		if (other)
+			id->config_id[63] ^= 1;
+		break;
+	case 22:
+		if (other)
+			req->config_svn--;
+		break;
+	case 23:
+		if (other)
+			id->config_svn++;
+		break;
+	}
+}
+
+TEST(every_key_input_as_the_sdm_table_says)
+{
+	REQUIRE_EQ(sizeof(key_inputs) / sizeof(*key_inputs), 24);
+	for (size_t c = 0; c < sizeof(key_inputs) / sizeof(*key_inputs); c++) {
+		for (int n = 0; n < K_N; n++) {
+			struct sgx_platform_keys k[2];
+			struct sgx_key_identity id[2];
+			struct sgx_keyrequest req[2];
+			uint8_t key[2][16];
+
+			for (int o = 0; o < 2; o++) {
+				sgx_keys_simulator_defaults(&k[o]);
+				identity_6_5(&id[o]);
+				id[o].attributes.flags |= SGX_ATTR_PROVISIONKEY |
+					SGX_ATTR_EINITTOKENKEY | SGX_ATTR_KSS;
+				id[o].isvsvn = 5;
+				id[o].config_svn = 5;
+				memset(id[o].config_id, 0x11, 64);
+				memset(id[o].isvfamilyid, 0x22, 16);
+				memset(id[o].isvextprodid, 0x33, 16);
+				memset(&req[o], 0, sizeof(req[o]));
+				req[o].keyname = key_names[n];
+				req[o].keypolicy = SGX_KEYPOLICY_MRENCLAVE |
+					SGX_KEYPOLICY_MRSIGNER |
+					SGX_KEYPOLICY_CONFIGID |
+					SGX_KEYPOLICY_ISVFAMILYID |
+					SGX_KEYPOLICY_ISVEXTPRODID;
+				req[o].attributemask.flags = ~0ULL;
+				req[o].attributemask.xfrm = ~0ULL;
+				req[o].miscmask = ~0U;
+				memcpy(req[o].cpusvn, k[o].cpusvn, 16);
+				req[o].isvsvn = 4;
+				req[o].config_svn = 4;
+				memset(req[o].keyid, 0x44, 32);
+				key_case(c, o, &k[o], &id[o], &req[o]);
+			}
+			if (sgx_derive_key(&k[0], &id[0], &req[0], key[0]) ||
+			    sgx_derive_key(&k[1], &id[1], &req[1], key[1])) {
+				test_fail(__FILE__, __LINE__, "%s, KEYNAME %u: "
+					  "refused", key_inputs[c].name,
+					  key_names[n]);
+				continue;
+			}
+			if (!memcmp(key[0], key[1], 16) == key_inputs[c].bound[n])
+				test_fail(__FILE__, __LINE__, "%s, KEYNAME %u: "
+					  "the key %s", key_inputs[c].name,
+					  key_names[n], key_inputs[c].bound[n] ?
+					  "does not change" : "changes");
+		}
+	}
+}

@@ -542,18 +542,69 @@ static unsigned leaf_operands(uint32_t leaf)
 	}
 }
 
+/* Of those, the data @leaf reads or (bits in *@writes: EREPORT's REPORT,
+ * EGETKEY's key) writes through the page tables: all but the page the
+ * EACCEPTs and EMODPE act on, of which they use the EPCM entry. */
+static unsigned leaf_data_operands(uint32_t leaf, unsigned *writes)
+{
+	*writes = leaf == SGX_EREPORT ? 4 : leaf == SGX_EGETKEY ? 2 : 0;
+	switch (leaf) {
+	case SGX_EACCEPTCOPY:
+		return 5;
+	case SGX_EACCEPT:
+	case SGX_EMODPE:
+		return 1;
+	default:
+		return leaf_operands(leaf);
+	}
+}
+
+/*
+ * A data operand of @leaf whose mapping refuses the access (a read where
+ * the window is PROT_NONE, a write where it lacks PROT_WRITE): hardware's
+ * page walk faults before the EPCM is looked at, a #PF without the SGX
+ * bit. The leaf reads and writes the EPC directly, so this is checked
+ * first. Its address and *@errcd, or 0.
+ */
+static uint64_t unmapped_operand(struct sgxemu_tcb *tcb, const greg_t *g,
+				 uint32_t leaf, uint32_t *errcd)
+{
+	const uint64_t ops[3] = { g[REG_RBX], g[REG_RCX], g[REG_RDX] };
+	struct sgxemu_enclave *e = tcb->encl;
+	unsigned writes, regs = leaf_data_operands(leaf, &writes);
+
+	for (int i = 0; e && i < 3; i++) {
+		bool w = writes & (1U << i);
+		int map;
+
+		if (!(regs & (1U << i)) || ops[i] < e->base ||
+		    ops[i] - e->base >= e->size)
+			continue;
+		map = e->map_prot[(ops[i] - e->base) >> SGX_PAGE_SHIFT];
+		if (map & SGXEMU_MAP_REFUSED)
+			continue;	/* refused_operand()'s */
+		map &= PROT_READ | PROT_WRITE | PROT_EXEC;
+		if (w ? !(map & PROT_WRITE) : map == PROT_NONE) {
+			*errcd = X86_PF_USER | (w ? X86_PF_WRITE : 0) |
+				 (map ? X86_PF_PROT : 0);
+			return ops[i];
+		}
+	}
+	return 0;
+}
+
 /*
  * The operand of @leaf whose EPCM check refused it (SGX_PF on a resident
- * page): its address, and in *@kerr the access (write for the outputs,
- * EREPORT's RDX and EGETKEY's RCX), for the #PF hardware would report
- * there. 0 if none does.
+ * page): its address, and in *@kerr the access (write for the outputs),
+ * for the #PF hardware would report there. 0 if none does.
  */
 static uint64_t refused_epcm_operand(struct sgxemu_tcb *tcb, const greg_t *g,
 				     uint32_t leaf, uint32_t *kerr)
 {
 	const uint64_t ops[3] = { g[REG_RBX], g[REG_RCX], g[REG_RDX] };
-	unsigned regs = leaf_operands(leaf);
-	unsigned writes = leaf == SGX_EREPORT ? 4 : leaf == SGX_EGETKEY ? 2 : 0;
+	unsigned regs = leaf_operands(leaf), writes;
+
+	leaf_data_operands(leaf, &writes);
 
 	for (int i = 0; i < 3; i++) {
 		bool w = writes & (1U << i);
@@ -673,6 +724,16 @@ static void enclu_in_enclave(struct sgxemu_tcb *tcb, siginfo_t *info,
 	 */
 	if (refused_operand(tcb, uc, save, leaf, rip) == PF_EXITED)
 		return;
+	{
+		uint32_t errcd;
+		uint64_t addr = unmapped_operand(tcb, g, leaf, &errcd);
+
+		if (addr) {
+			exception(tcb, SIGSEGV, info, uc, save, X86_TRAP_PF,
+				  errcd, addr, rip);
+			return;
+		}
+	}
 	for (int tries = 0;; tries++) {
 		ret = sgx_enclu_user(sgxemu__cpu(), &tcb->lp, leaf, g[REG_RBX],
 				     g[REG_RCX], g[REG_RDX], &rax, &zf);

@@ -443,7 +443,9 @@ SHIM_FN int shim_encl_create(struct shim_encl *e, const char *dev, uint64_t attr
 			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (e->reserve == MAP_FAILED)
 		return -errno;
-	e->base = ((uint64_t)(uintptr_t)e->reserve + SHIM_ENCL_SIZE - 1) &
+	/* Aligned above the reservation's first page, so that the page
+	 * below ELRANGE is always the reservation's (tests map there). */
+	e->base = ((uint64_t)(uintptr_t)e->reserve + 4096 + SHIM_ENCL_SIZE - 1) &
 		  ~(SHIM_ENCL_SIZE - 1);
 	shim_encl_secs(&secs, e->base, attrs);
 	create.src = (uint64_t)(uintptr_t)&secs;

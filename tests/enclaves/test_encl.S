@@ -113,6 +113,8 @@ encl_entry:
 	je	cmd_ereport_at
 	cmp	$CMD_EGETKEY_AT, %rdi
 	je	cmd_egetkey_at
+	cmp	$CMD_EEXIT_TO, %rdi
+	je	cmd_eexit_to
 	/* CMD_NOP and unknown commands: straight back. */
 exit:
 	mov	%fs:FS_HOST_RSP, %rsp
@@ -510,4 +512,10 @@ cmd_egetkey_at:
 	mov	$1, %eax		/* EGETKEY */
 	ENCLU
 	mov	%rax, %rdx
+	jmp	exit
+
+cmd_eexit_to:
+	mov	%rsi, %rbx
+	mov	$4, %eax		/* EEXIT */
+	ENCLU
 	jmp	exit

@@ -411,6 +411,24 @@ TEST(eexit_rcx_is_the_entry_aep)
 	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
 }
 
+/* EEXIT to a non-canonical address: #GP(0) in enclave mode (an AEX), not
+ * a jump there in host mode. */
+TEST(eexit_to_noncanonical_target_is_gp)
+{
+	struct sgxemu_enclave *e;
+	struct sgxemu_run run;
+	uint64_t base;
+
+	e = load(SGX_XFRM_LEGACY, &base);
+	REQUIRE(e != NULL);
+	REQUIRE_EQ(tu_call(&run, base + L_TCS0, CMD_EEXIT_TO,
+			   0x8000000000001000ULL, 0, 0), 0);
+	CHECK_EQ(run.exit_reason, SGXEMU_EXIT_EXCEPTION);
+	CHECK_EQ(run.exception.vector, X86_TRAP_GP);
+	CHECK_EQ(run.leaf, SGX_ERESUME);
+	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
+}
+
 /* --- ENCLU outputs on a read-only page ------------------------------------- */
 
 /*
@@ -466,4 +484,51 @@ TEST(ereport_output_on_readonly_page_is_pf)
 TEST(egetkey_output_on_readonly_page_is_pf)
 {
 	output_on_readonly_page(CMD_EGETKEY_AT, 3072);
+}
+
+/*
+ * The page walk comes before the EPCM: an EREPORT whose output page is
+ * mapped read-only (EPCM read-write), or whose TARGETINFO page is mapped
+ * PROT_NONE, takes a #PF without the SGX bit there and writes nothing.
+ */
+TEST(enclu_operands_follow_the_mapping)
+{
+	struct sgxemu_enclave *e;
+	struct sgxemu_run run;
+	uint8_t before[4096], after[4096];
+	uint64_t base, page;
+
+	e = load(SGX_XFRM_LEGACY, &base);
+	REQUIRE(e != NULL);
+	page = base + L_SCRATCH;
+	memcpy(before, (void *)(uintptr_t)page, sizeof(before));
+	REQUIRE_EQ(sgxemu_enclave_set_prot(e, page, 4096, PROT_READ), 0);
+	REQUIRE_EQ(tu_call(&run, base + L_TCS0, CMD_EREPORT_AT, page + 1024,
+			   0, 0), 0);
+	REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EXCEPTION);
+	CHECK_EQ(run.exception.vector, X86_TRAP_PF);
+	CHECK_EQ(run.exception.address, page);
+	CHECK_EQ(run.exception.error_code & (X86_PF_WRITE | X86_PF_PROT |
+					     X86_PF_SGX),
+		 X86_PF_WRITE | X86_PF_PROT);
+	memcpy(after, (void *)(uintptr_t)page, sizeof(after));
+	CHECK_MEM(before, after, sizeof(before));
+	/* TARGETINFO (scratch) behind PROT_NONE, output elsewhere. */
+	REQUIRE_EQ(sgxemu_enclave_set_prot(e, page, 4096, PROT_NONE), 0);
+	REQUIRE_EQ(tu_call(&run, base + L_TCS1, CMD_EREPORT_AT,
+			   base + L_FSGS + 0x1000 + 512, 0, 0), 0);
+	REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EXCEPTION);
+	CHECK_EQ(run.exception.vector, X86_TRAP_PF);
+	CHECK_EQ(run.exception.address, page);
+	CHECK_EQ(run.exception.error_code & (X86_PF_WRITE | X86_PF_PROT |
+					     X86_PF_SGX), 0);
+	/* Mapped read-write again, the same call writes its report. */
+	REQUIRE_EQ(sgxemu_enclave_set_prot(e, page, 4096,
+					   PROT_READ | PROT_WRITE), 0);
+	REQUIRE_EQ(tu_call(&run, base + L_TCS2, CMD_EREPORT_AT, page + 1024,
+			   0, 0), 0);
+	CHECK_EQ(run.exit_reason, SGXEMU_EXIT_EEXIT);
+	memcpy(after, (void *)(uintptr_t)page, sizeof(after));
+	CHECK(memcmp(before + 1024, after + 1024, 16) != 0);
+	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
 }

@@ -409,6 +409,41 @@ TEST(seed_add_page_errnos)
 	CHECK_EQ(errno, EEXIST);
 }
 
+/*
+ * v22 (seed 003's sgx_encl_may_map): where ELRANGE has no page yet only
+ * PROT_NONE maps, by mmap and by mprotect; once the page is added its own
+ * permissions rule (mainline checks nothing there: test_shim_mainline).
+ */
+TEST(seed_no_page_maps_only_prot_none)
+{
+	struct sgx_secinfo si __attribute__((aligned(64)));
+	struct seed_add_page ap;
+	struct shim_encl e;
+	void *p;
+
+	if (no_shim)
+		test_skip("%s", no_shim);
+	REQUIRE_EQ(seed_create(&e, SHIM_ENCL_ATTRS), 0);
+	p = (void *)(uintptr_t)(e.base + SHIM_ENCL_DATA);
+	CHECK(mmap(p, 4096, PROT_READ, MAP_SHARED | MAP_FIXED, e.fd, 0) ==
+	      MAP_FAILED);
+	CHECK_EQ(errno, EACCES);
+	CHECK(mmap(p, 4096, PROT_NONE, MAP_SHARED | MAP_FIXED, e.fd, 0) == p);
+	CHECK_EQ(mprotect(p, 4096, PROT_READ), -1);
+	CHECK_EQ(errno, EACCES);
+	memset(&si, 0, sizeof(si));
+	si.flags = SGX_SECINFO_REG | SGX_SECINFO_R;
+	memset(&ap, 0, sizeof(ap));
+	ap.addr = e.base + SHIM_ENCL_DATA;
+	ap.src = (uint64_t)(uintptr_t)(e.img + SHIM_ENCL_DATA);
+	ap.secinfo = (uint64_t)(uintptr_t)&si;
+	ap.mrmask = 0xffff;
+	REQUIRE_EQ(ioctl(e.fd, SEED_IOC_ADD_PAGE, &ap), 0);
+	CHECK_EQ(mprotect(p, 4096, PROT_READ), 0);
+	CHECK_EQ(mprotect(p, 4096, PROT_READ | PROT_WRITE), -1);
+	CHECK_EQ(errno, EACCES);
+}
+
 /* v22's grant is set at open and survives CREATE (mainline's does not). */
 TEST(seed_set_attribute_before_create)
 {

@@ -728,6 +728,21 @@ TEST(eacceptcopy_destination_not_pending_mismatch)
 		 SGX_PAGE_ATTRIBUTES_MISMATCH);
 	CHECK_EQ(sgx_eacceptcopy(&f.cpu, f.ctl, si, TCS0, SRC),
 		 SGX_PAGE_ATTRIBUTES_MISMATCH);
+	/* Each of the SDM's conditions on the destination (sgx-facts.md
+	 * §4.23: R, W, X=0, MODIFIED=0), on an EAUG'd page with one EPCM bit
+	 * changed: no leaf makes these states, the check is the SDM's. */
+	REQUIRE_EQ(eaug(&f, 10, AUG), 0);
+	for (int c = 0; c < 4; c++) {
+		struct sgx_epcm_entry *e = &f.cpu.epcm[10];
+
+		e->r = c != 0;
+		e->w = c != 1;
+		e->x = c == 2;
+		e->modified = c == 3;
+		CHECK_EQ(sgx_eacceptcopy(&f.cpu, f.ctl, si, AUG, SRC),
+			 SGX_PAGE_ATTRIBUTES_MISMATCH);
+		CHECK(e->pending);
+	}
 	CHECK_EQ(f.notified, 0);
 }
 

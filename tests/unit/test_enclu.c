@@ -77,25 +77,15 @@ static int add_tcs(struct fixture *f, uint64_t lin, uint64_t ossa,
 	return ret;
 }
 
-/*
- * An enclave with three TCSs, code and SSA pages, marked initialised
- * (EINIT has its own tests; these are about entry and exit), on a part
- * with or without AEX-Notify and with @attr added to its ATTRIBUTES.
- */
-static bool setup_part(struct fixture *f, bool init, bool aexnotify,
-		       uint64_t attr)
+/* ECREATE of an enclave at BASE with @attr added to its ATTRIBUTES into
+ * EPC page @slot; its SECS or NULL. */
+static void *ecreate_at(struct fixture *f, size_t slot, uint64_t attr)
 {
-	struct sgx_cpu_config cc = { .epc_size = 64 * 4096,
-				     .aexnotify = aexnotify };
 	struct sgx_secinfo si __attribute__((aligned(64)));
 	struct sgx_pageinfo pi __attribute__((aligned(32)));
 	struct sgx_secs *s = aligned_alloc(4096, 4096);
-	long idx;
+	int ret;
 
-	memset(f, 0, sizeof(*f));
-	sgx_xsave_layout_init();
-	if (sgx_cpu_init(&f->cpu, &cc))
-		return false;
 	memset(s, 0, sizeof(*s));
 	s->base = BASE;
 	s->size = SIZE;
@@ -108,10 +98,30 @@ static bool setup_part(struct fixture *f, bool init, bool aexnotify,
 	memset(&pi, 0, sizeof(pi));
 	pi.srcpge = (uint64_t)(uintptr_t)s;
 	pi.secinfo = (uint64_t)(uintptr_t)&si;
-	f->secs = page(f, 63);
-	if (sgx_ecreate(&f->cpu, &pi, f->secs))
-		return false;
+	ret = sgx_ecreate(&f->cpu, &pi, page(f, slot));
 	free(s);
+	return ret ? NULL : page(f, slot);
+}
+
+/*
+ * An enclave with three TCSs, code and SSA pages, marked initialised
+ * (EINIT has its own tests; these are about entry and exit), on a part
+ * with or without AEX-Notify and with @attr added to its ATTRIBUTES.
+ */
+static bool setup_part(struct fixture *f, bool init, bool aexnotify,
+		       uint64_t attr)
+{
+	struct sgx_cpu_config cc = { .epc_size = 64 * 4096,
+				     .aexnotify = aexnotify };
+	long idx;
+
+	memset(f, 0, sizeof(*f));
+	sgx_xsave_layout_init();
+	if (sgx_cpu_init(&f->cpu, &cc))
+		return false;
+	f->secs = ecreate_at(f, 63, attr);
+	if (!f->secs)
+		return false;
 	idx = sgx_epc_index(&f->cpu, f->secs);
 	f->ctl = f->cpu.ctl[idx];
 	if (add_tcs(f, TCS_A, SSA_A - BASE, 2) ||
@@ -667,5 +677,196 @@ TEST(entry_counts_for_etrack_before_its_page_checks)
 	memcpy(saved, epcm_watch.epcm, f.cpu.nr_pages * sizeof(*f.cpu.epcm));
 	f.cpu.epcm = saved;
 	munmap(epcm_watch.epcm, epcm_watch.len);
+	sgx_cpu_destroy(&f.cpu);
+}
+
+/*
+ * Every memory operand of every in-enclave leaf against the EPCM
+ * permission the SDM asks of it (sgx-facts.md §4.20-4.24): inputs need R
+ * (an X-only page refuses them), outputs need W (an R page refuses them),
+ * a TCS is never an operand; each refusal is #PF and writes nothing. A
+ * control call on a read-write page shows each leaf does write there.
+ */
+#define PAGE_R	(BASE + 0x8000)
+#define PAGE_RW	(BASE + 0x9000)
+#define PAGE_X	(BASE + 0xa000)
+
+static bool setup_operands(struct fixture *f, struct sgx_lp *lp)
+{
+	if (!setup(f, false) ||
+	    add(f, PAGE_R, NULL, SGX_SECINFO_REG | SGX_SECINFO_R) ||
+	    add(f, PAGE_RW, NULL,
+		SGX_SECINFO_REG | SGX_SECINFO_R | SGX_SECINFO_W) ||
+	    add(f, PAGE_X, NULL, SGX_SECINFO_REG | SGX_SECINFO_X))
+		return false;
+	f->ctl->initialized = true;
+	f->cpu.config.sgx2 = true;
+	return sgx_eenter(&f->cpu, f->ctl, TCS_A, AEP, 1, 2, lp) == 0;
+}
+
+/* ENCLU @leaf; SGX_PF expected, and the page at @out unchanged. */
+static void refused(struct fixture *f, struct sgx_lp *lp, uint64_t leaf,
+		    uint64_t rbx, uint64_t rcx, uint64_t rdx, uint64_t out,
+		    const char *what)
+{
+	uint8_t before[4096], after[4096];
+	uint64_t rax;
+	bool zf;
+	int ret;
+
+	sgx_encl_read(&f->cpu, f->ctl, out & ~0xfffULL, before, 4096);
+	ret = sgx_enclu_user(&f->cpu, lp, leaf, rbx, rcx, rdx, &rax, &zf);
+	if (ret != SGX_PF)
+		test_fail(__FILE__, __LINE__, "leaf %llu, %s: %d, not #PF",
+			  (unsigned long long)leaf, what, ret);
+	sgx_encl_read(&f->cpu, f->ctl, out & ~0xfffULL, after, 4096);
+	if (memcmp(before, after, 4096))
+		test_fail(__FILE__, __LINE__, "leaf %llu, %s: the page at "
+			  "0x%llx changed", (unsigned long long)leaf, what,
+			  (unsigned long long)out);
+}
+
+TEST(every_leaf_operand_needs_its_epcm_permission)
+{
+	struct fixture f;
+	struct sgx_lp lp;
+	struct sgx_secinfo si;
+	uint8_t junk[4096], key_before[16], key_after[16];
+	uint16_t report_key = SGX_KEYNAME_REPORT;
+	uint64_t rax;
+	bool zf;
+
+	REQUIRE(setup_operands(&f, &lp));
+	/* Recognisable bytes on every page an output could land on. */
+	memset(junk, 0xa5, sizeof(junk));
+	sgx_encl_write(&f.cpu, f.ctl, PAGE_R, junk, 4096);
+	sgx_encl_write(&f.cpu, f.ctl, PAGE_X, junk, 4096);
+	/* KEYREQUEST for the REPORT key (no SVN checks), a SECINFO asking
+	 * for R, in the read-write page and as input bytes elsewhere. */
+	memset(junk, 0, sizeof(junk));
+	sgx_encl_write(&f.cpu, f.ctl, PAGE_RW, junk, 4096);
+	sgx_encl_write(&f.cpu, f.ctl, PAGE_RW + 2048, &report_key, 2);
+	memset(&si, 0, sizeof(si));
+	si.flags = SGX_SECINFO_REG | SGX_SECINFO_R;
+	sgx_encl_write(&f.cpu, f.ctl, PAGE_RW + 3072, &si, sizeof(si));
+
+	/* EREPORT: TARGETINFO (RBX) and REPORTDATA (RCX) read, REPORT
+	 * (RDX) written. */
+	refused(&f, &lp, SGX_EREPORT, PAGE_X, PAGE_RW + 512, PAGE_RW + 1024,
+		PAGE_RW, "TARGETINFO on an X-only page");
+	refused(&f, &lp, SGX_EREPORT, TCS_B, PAGE_RW + 512, PAGE_RW + 1024,
+		PAGE_RW, "TARGETINFO on a TCS");
+	refused(&f, &lp, SGX_EREPORT, PAGE_RW, PAGE_X, PAGE_RW + 1024,
+		PAGE_RW, "REPORTDATA on an X-only page");
+	refused(&f, &lp, SGX_EREPORT, PAGE_RW, PAGE_RW + 512, PAGE_R + 512,
+		PAGE_R, "REPORT on an R page");
+	refused(&f, &lp, SGX_EREPORT, PAGE_RW, PAGE_RW + 512, PAGE_X + 512,
+		PAGE_X, "REPORT on an X-only page");
+	refused(&f, &lp, SGX_EREPORT, PAGE_RW, PAGE_RW + 512, TCS_B,
+		TCS_B, "REPORT on a TCS");
+	CHECK_EQ(sgx_enclu_user(&f.cpu, &lp, SGX_EREPORT, PAGE_RW,
+				PAGE_RW + 512, PAGE_RW + 1024, &rax, &zf), 0);
+	sgx_encl_read(&f.cpu, f.ctl, PAGE_RW + 1024, key_after, 16);
+	CHECK(memcmp(key_after, junk, 16) != 0);	/* CPUSVN written */
+
+	/* EGETKEY: KEYREQUEST (RBX) read, the key (RCX) written. */
+	refused(&f, &lp, SGX_EGETKEY, PAGE_X + 512, PAGE_RW + 3584, 0,
+		PAGE_RW, "KEYREQUEST on an X-only page");
+	refused(&f, &lp, SGX_EGETKEY, PAGE_RW + 2048, PAGE_R + 16, 0, PAGE_R,
+		"key on an R page");
+	refused(&f, &lp, SGX_EGETKEY, PAGE_RW + 2048, PAGE_X + 16, 0, PAGE_X,
+		"key on an X-only page");
+	refused(&f, &lp, SGX_EGETKEY, PAGE_RW + 2048, TCS_B + 16, 0, TCS_B,
+		"key on a TCS");
+	sgx_encl_read(&f.cpu, f.ctl, PAGE_RW + 3584, key_before, 16);
+	CHECK_EQ(sgx_enclu_user(&f.cpu, &lp, SGX_EGETKEY, PAGE_RW + 2048,
+				PAGE_RW + 3584, 0, &rax, &zf), 0);
+	CHECK_EQ(rax, 0);
+	sgx_encl_read(&f.cpu, f.ctl, PAGE_RW + 3584, key_after, 16);
+	CHECK(memcmp(key_before, key_after, 16) != 0);
+
+	/* SGX2: the SECINFO (RBX) of EACCEPT, EACCEPTCOPY and EMODPE, and
+	 * EACCEPTCOPY's source (RDX), are read. */
+	refused(&f, &lp, SGX_EACCEPT, PAGE_X + 64, PAGE_RW, 0, PAGE_RW,
+		"EACCEPT's SECINFO on an X-only page");
+	refused(&f, &lp, SGX_EMODPE, PAGE_X + 64, PAGE_RW, 0, PAGE_RW,
+		"EMODPE's SECINFO on an X-only page");
+	refused(&f, &lp, SGX_EACCEPTCOPY, PAGE_X + 64, PAGE_RW, PAGE_R,
+		PAGE_RW, "EACCEPTCOPY's SECINFO on an X-only page");
+	refused(&f, &lp, SGX_EACCEPTCOPY, PAGE_RW + 3072, PAGE_RW, PAGE_X,
+		PAGE_RW, "EACCEPTCOPY's source on an X-only page");
+	refused(&f, &lp, SGX_EACCEPTCOPY, PAGE_RW + 3072, PAGE_RW, TCS_B,
+		PAGE_RW, "EACCEPTCOPY's source a TCS");
+	/* Readable SECINFO and source: past the operand checks, to the
+	 * SDM's answer for a destination that is not pending. */
+	CHECK_EQ(sgx_enclu_user(&f.cpu, &lp, SGX_EACCEPTCOPY, PAGE_RW + 3072,
+				PAGE_RW, PAGE_R, &rax, &zf), 0);
+	CHECK_EQ(rax, SGX_PAGE_ATTRIBUTES_MISMATCH);
+	sgx_eexit(&f.cpu, &lp);
+	sgx_cpu_destroy(&f.cpu);
+}
+
+/* Every page of the SSA frame EENTER would use must be R and W (#PF). */
+TEST(ssa_frame_must_be_readable_and_writable)
+{
+	struct fixture f;
+	struct sgx_lp lp;
+
+	REQUIRE(setup(&f, false));
+	REQUIRE_EQ(add(&f, PAGE_R, NULL, SGX_SECINFO_REG | SGX_SECINFO_R), 0);
+	REQUIRE_EQ(add(&f, PAGE_X, NULL, SGX_SECINFO_REG | SGX_SECINFO_X), 0);
+	REQUIRE_EQ(add(&f, PAGE_RW, NULL, SGX_SECINFO_REG | SGX_SECINFO_R |
+		       SGX_SECINFO_W), 0);
+	REQUIRE_EQ(add_tcs(&f, BASE + 0xb000, PAGE_R - BASE, 1), 0);
+	REQUIRE_EQ(add_tcs(&f, BASE + 0xc000, PAGE_X - BASE, 1), 0);
+	REQUIRE_EQ(add_tcs(&f, BASE + 0xd000, PAGE_RW - BASE, 1), 0);
+	f.ctl->initialized = true;
+	CHECK_EQ(sgx_eenter(&f.cpu, f.ctl, BASE + 0xb000, AEP, 1, 2, &lp),
+		 SGX_PF);
+	CHECK_EQ(tcs_epc(&f, BASE + 0xb000)->state, 0);
+	CHECK_EQ(sgx_eenter(&f.cpu, f.ctl, BASE + 0xc000, AEP, 1, 2, &lp),
+		 SGX_PF);
+	REQUIRE_EQ(sgx_eenter(&f.cpu, f.ctl, BASE + 0xd000, AEP, 1, 2, &lp),
+		   0);
+	sgx_eexit(&f.cpu, &lp);
+	sgx_cpu_destroy(&f.cpu);
+}
+
+/*
+ * The page tables are the OS's: a linear address of this enclave that
+ * resolves to another enclave's page, at the same address of an enclave
+ * with the same base, is #PF for an ENCLU operand (EPCM.ENCLAVESECS), and
+ * that page is neither read nor written. ctl->pages stands for the page
+ * tables here.
+ */
+TEST(operand_on_another_enclaves_page_is_pf)
+{
+	struct fixture f;
+	struct sgx_lp lp;
+	void *secs_a;
+	uint64_t other = BASE + 0xb000;
+	long slot;
+
+	REQUIRE(setup_operands(&f, &lp));
+	sgx_eexit(&f.cpu, &lp);
+	secs_a = f.secs;
+	f.secs = ecreate_at(&f, 62, 0);
+	REQUIRE(f.secs != NULL);
+	REQUIRE_EQ(add(&f, other, NULL, SGX_SECINFO_REG | SGX_SECINFO_R |
+		       SGX_SECINFO_W), 0);
+	f.secs = secs_a;
+	slot = sgx_cpu_lookup(&f.cpu, other);
+	REQUIRE(slot >= 0);
+	REQUIRE_EQ(f.cpu.epcm[slot].enclave_address, other);
+	f.ctl->pages[(other - BASE) >> SGX_PAGE_SHIFT] = (uint32_t)slot + 1;
+	REQUIRE_EQ(sgx_eenter(&f.cpu, f.ctl, TCS_A, AEP, 1, 2, &lp), 0);
+	refused(&f, &lp, SGX_EREPORT, PAGE_RW, PAGE_RW + 512, other + 512,
+		other, "REPORT on another enclave's page");
+	refused(&f, &lp, SGX_EREPORT, other, PAGE_RW + 512, PAGE_RW + 1024,
+		PAGE_RW, "TARGETINFO on another enclave's page");
+	refused(&f, &lp, SGX_EGETKEY, PAGE_RW + 2048, other + 16, 0, other,
+		"key on another enclave's page");
+	f.ctl->pages[(other - BASE) >> SGX_PAGE_SHIFT] = 0;
+	sgx_eexit(&f.cpu, &lp);
 	sgx_cpu_destroy(&f.cpu);
 }

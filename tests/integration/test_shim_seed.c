@@ -410,9 +410,9 @@ TEST(seed_add_page_errnos)
 }
 
 /*
- * v22 (seed 003's sgx_encl_may_map): where ELRANGE has no page yet only
- * PROT_NONE maps, by mmap and by mprotect; once the page is added its own
- * permissions rule (mainline checks nothing there: test_shim_mainline).
+ * v22 (seed 003's sgx_encl_may_map): where ELRANGE has no page only
+ * PROT_NONE maps, by mmap and by mprotect; where one is, its permissions
+ * rule (mainline checks nothing where no page is: test_shim_mainline).
  */
 TEST(seed_no_page_maps_only_prot_none)
 {
@@ -424,13 +424,8 @@ TEST(seed_no_page_maps_only_prot_none)
 	if (no_shim)
 		test_skip("%s", no_shim);
 	REQUIRE_EQ(seed_create(&e, SHIM_ENCL_ATTRS), 0);
-	p = (void *)(uintptr_t)(e.base + SHIM_ENCL_DATA);
-	CHECK(mmap(p, 4096, PROT_READ, MAP_SHARED | MAP_FIXED, e.fd, 0) ==
-	      MAP_FAILED);
-	CHECK_EQ(errno, EACCES);
-	CHECK(mmap(p, 4096, PROT_NONE, MAP_SHARED | MAP_FIXED, e.fd, 0) == p);
-	CHECK_EQ(mprotect(p, 4096, PROT_READ), -1);
-	CHECK_EQ(errno, EACCES);
+	/* A v22 ADD_PAGE makes this a v22 enclave (until then mainline's
+	 * rules answer). */
 	memset(&si, 0, sizeof(si));
 	si.flags = SGX_SECINFO_REG | SGX_SECINFO_R;
 	memset(&ap, 0, sizeof(ap));
@@ -439,7 +434,16 @@ TEST(seed_no_page_maps_only_prot_none)
 	ap.secinfo = (uint64_t)(uintptr_t)&si;
 	ap.mrmask = 0xffff;
 	REQUIRE_EQ(ioctl(e.fd, SEED_IOC_ADD_PAGE, &ap), 0);
-	CHECK_EQ(mprotect(p, 4096, PROT_READ), 0);
+	p = (void *)(uintptr_t)(e.base + 0xf000);	/* no page there */
+	CHECK(mmap(p, 4096, PROT_READ, MAP_SHARED | MAP_FIXED, e.fd, 0) ==
+	      MAP_FAILED);
+	CHECK_EQ(errno, EACCES);
+	CHECK(mmap(p, 4096, PROT_NONE, MAP_SHARED | MAP_FIXED, e.fd, 0) == p);
+	CHECK_EQ(mprotect(p, 4096, PROT_READ), -1);
+	CHECK_EQ(errno, EACCES);
+	/* Where the page is, its own permissions rule. */
+	p = (void *)(uintptr_t)(e.base + SHIM_ENCL_DATA);
+	CHECK(mmap(p, 4096, PROT_READ, MAP_SHARED | MAP_FIXED, e.fd, 0) == p);
 	CHECK_EQ(mprotect(p, 4096, PROT_READ | PROT_WRITE), -1);
 	CHECK_EQ(errno, EACCES);
 }

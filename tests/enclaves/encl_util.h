@@ -264,6 +264,29 @@ static inline struct sgxemu_enclave *tu_load_test_encl(uint64_t *base,
 	return tu_load_layout(path, base, why);
 }
 
+/* The host's XCR0 (x87 and SSE where the OS has no XSAVE). */
+static inline uint64_t tu_host_xcr0(void)
+{
+	uint32_t a, b, c, d, lo, hi;
+
+	__asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d)
+			 : "a"(1), "c"(0));
+	if (!(c & (1U << 27)))		/* OSXSAVE */
+		return 3;
+	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	return (uint64_t)hi << 32 | lo;
+}
+
+/* AVX-512 on the CPU and enabled in XCR0 (opmask, ZMM_Hi256, Hi16_ZMM). */
+static inline bool tu_host_avx512(void)
+{
+	uint32_t a, b, c, d;
+
+	__asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d)
+			 : "a"(7), "c"(0));
+	return (b & (1U << 16)) && (tu_host_xcr0() & 0xe0) == 0xe0;
+}
+
 /* Call the enclave: EENTER of @tcs with RDI = @cmd, RSI, RDX, R8. */
 static inline int tu_call(struct sgxemu_run *run, uint64_t tcs, uint64_t cmd,
 			  uint64_t rsi, uint64_t rdx, uint64_t r8)

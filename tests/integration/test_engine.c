@@ -696,18 +696,6 @@ TEST(api_bad_input)
 	CHECK_EQ(sgxemu_enclave_destroy(NULL), -EINVAL);
 }
 
-static uint64_t host_xcr0(void)
-{
-	uint32_t a, b, c, d, lo, hi;
-
-	__asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d)
-			 : "a"(1), "c"(0));
-	if (!(c & (1U << 27)))		/* OSXSAVE */
-		return 3;
-	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-	return (uint64_t)hi << 32 | lo;
-}
-
 /*
  * XFRM 0xe7 (AVX-512: opmask, ZMM_Hi256, Hi16_ZMM): zmm0-31 and k3 go
  * through the SSA at the offsets CPUID leaf 0xD gives and come back on
@@ -720,12 +708,9 @@ TEST(zmm_preserved_across_aex_with_avx512_xfrm)
 	struct sgxemu_run run;
 	const char *why = "?";
 	char path[512];
-	uint32_t a, b, c, d;
 	uint64_t base, tcs, seed = 0x1357924680abcdefULL;
 
-	__asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d)
-			 : "a"(7), "c"(0));
-	if (!(b & (1U << 16)) || (host_xcr0() & 0xe0) != 0xe0)
+	if (!tu_host_avx512())
 		test_skip("no AVX-512 in this host's XCR0");
 	snprintf(path, sizeof(path), "%s/enclaves/test_encl.bin",
 		 test_build_dir());

@@ -119,19 +119,31 @@ static int seed_create(struct shim_encl *e, uint64_t attrs)
 	return seed_create_at(e, "/dev/sgx/enclave", attrs);
 }
 
+/* The v22 ADD_PAGE of the image's page at @off with SECINFO.FLAGS @flags,
+ * measured in full. */
+static void seed_page_req(const struct shim_encl *e, uint64_t off,
+			  uint64_t flags, struct sgx_secinfo *si,
+			  struct seed_add_page *ap)
+{
+	memset(si, 0, sizeof(*si));
+	si->flags = flags;
+	memset(ap, 0, sizeof(*ap));
+	ap->addr = e->base + off;
+	ap->src = (uint64_t)(uintptr_t)(e->img + off);
+	ap->secinfo = (uint64_t)(uintptr_t)si;
+	ap->mrmask = 0xffff;
+}
+
 static int seed_add_mask(struct shim_encl *e, uint64_t odd_page, uint16_t odd_mask)
 {
 	for (size_t i = 0; i < SHIM_NR_PAGES; i++) {
 		struct sgx_secinfo si __attribute__((aligned(64)));
 		struct seed_add_page ap;
 
-		memset(&si, 0, sizeof(si));
-		si.flags = shim_pages[i].flags;
-		memset(&ap, 0, sizeof(ap));
-		ap.addr = e->base + shim_pages[i].offset;
-		ap.src = (uint64_t)(uintptr_t)(e->img + shim_pages[i].offset);
-		ap.secinfo = (uint64_t)(uintptr_t)&si;
-		ap.mrmask = shim_pages[i].offset == odd_page ? odd_mask : 0xffff;
+		seed_page_req(e, shim_pages[i].offset, shim_pages[i].flags,
+			      &si, &ap);
+		if (shim_pages[i].offset == odd_page)
+			ap.mrmask = odd_mask;
 		if (ioctl(e->fd, SEED_IOC_ADD_PAGE, &ap))
 			return -errno;
 	}
@@ -380,12 +392,8 @@ TEST(seed_add_page_errnos)
 	if (no_shim)
 		test_skip("%s", no_shim);
 	REQUIRE_EQ(seed_create(&e, SHIM_ENCL_ATTRS), 0);
-	memset(&si, 0, sizeof(si));
-	si.flags = SGX_SECINFO_REG | SGX_SECINFO_R;
-	memset(&ap, 0, sizeof(ap));
-	ap.addr = e.base + SHIM_ENCL_DATA;
-	ap.src = (uint64_t)(uintptr_t)(e.img + SHIM_ENCL_DATA);
-	ap.secinfo = (uint64_t)(uintptr_t)&si;
+	seed_page_req(&e, SHIM_ENCL_DATA, SGX_SECINFO_REG | SGX_SECINFO_R, &si,
+		      &ap);
 	ap.addr += 8;
 	CHECK_EQ(ioctl(e.fd, SEED_IOC_ADD_PAGE, &ap), -1);
 	CHECK_EQ(errno, EINVAL);
@@ -426,13 +434,8 @@ TEST(seed_no_page_maps_only_prot_none)
 	REQUIRE_EQ(seed_create(&e, SHIM_ENCL_ATTRS), 0);
 	/* A v22 ADD_PAGE makes this a v22 enclave (until then mainline's
 	 * rules answer). */
-	memset(&si, 0, sizeof(si));
-	si.flags = SGX_SECINFO_REG | SGX_SECINFO_R;
-	memset(&ap, 0, sizeof(ap));
-	ap.addr = e.base + SHIM_ENCL_DATA;
-	ap.src = (uint64_t)(uintptr_t)(e.img + SHIM_ENCL_DATA);
-	ap.secinfo = (uint64_t)(uintptr_t)&si;
-	ap.mrmask = 0xffff;
+	seed_page_req(&e, SHIM_ENCL_DATA, SGX_SECINFO_REG | SGX_SECINFO_R, &si,
+		      &ap);
 	REQUIRE_EQ(ioctl(e.fd, SEED_IOC_ADD_PAGE, &ap), 0);
 	p = (void *)(uintptr_t)(e.base + 0xf000);	/* no page there */
 	CHECK(mmap(p, 4096, PROT_READ, MAP_SHARED | MAP_FIXED, e.fd, 0) ==

@@ -119,9 +119,11 @@ static uint8_t *fp_area(ucontext_t *uc, uint32_t *size)
  * AEX: the XFRM features of the interrupted context go to INIT, and so
  * does every other feature the enclave could use (XCR0 stays the host's
  * in enclave mode, so an XFRM without AVX does not keep it from the YMM
- * registers), PKRU aside, which is the host's unless XFRM holds it. INIT
- * is written into the bytes as well as XSTATE_BV: the frame is the host's
- * to read, and a cleared bit alone left the enclave's values there.
+ * registers), PKRU aside, which is the host's unless XFRM holds it; then
+ * to_host() gives the host back its values of the features beyond XFRM
+ * that it had in use (xstate.c). INIT is written into the bytes as well
+ * as XSTATE_BV: the frame is the host's to read, and a cleared bit alone
+ * left the enclave's values there.
  */
 static void fp_init(ucontext_t *uc, uint64_t xfrm)
 {

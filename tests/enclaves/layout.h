@@ -72,7 +72,7 @@
 				 * with its output at rsi */
 #define CMD_EGETKEY_AT	24	/* EGETKEY of the REPORT key into rsi;
 				 * rdx = RAX */
-#define CMD_EEXIT_TO	24	/* EEXIT to rsi */
+#define CMD_EEXIT_TO	25	/* EEXIT to rsi */
 
 /* What CMD_SECRETS puts in registers: SECRET | 0x1nn in GPRs, | 0x2nn in
  * vector registers, | 0x3nn in opmasks. */

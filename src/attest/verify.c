@@ -675,7 +675,8 @@ static int tcb_level_status(struct vctx *v)
 static int verify_quote_body(struct vctx *v, bool require_production)
 {
 	const struct json_doc *d = v->tcb;
-	uint8_t fmspc[6], pceid[2], hash[32], buf[64 + 65536];
+	uint8_t fmspc[6], pceid[2], hash[32];
+	EVP_MD_CTX *md;
 	EVP_PKEY *att;
 	int st;
 
@@ -696,10 +697,13 @@ static int verify_quote_body(struct vctx *v, bool require_production)
 			      sizeof(v->q.qe_report), v->q.qe_sig))
 		return vfail(v, ST_INVALID_QE_REPORT_SIGNATURE, "QE report signature",
 			     "the QE report is not signed by the PCK key");
-	memcpy(buf, v->q.att_pub, 64);
-	memcpy(buf + 64, v->q.auth, v->q.auth_len);
-	if (!EVP_Digest(buf, 64 + (size_t)v->q.auth_len, hash, NULL, EVP_sha256(), NULL) ||
-	    memcmp(hash, v->q.qe_report.report_data, 32) ||
+	md = EVP_MD_CTX_new();
+	st = md && EVP_DigestInit_ex(md, EVP_sha256(), NULL) &&
+	     EVP_DigestUpdate(md, v->q.att_pub, 64) &&
+	     EVP_DigestUpdate(md, v->q.auth, v->q.auth_len) &&
+	     EVP_DigestFinal_ex(md, hash, NULL);
+	EVP_MD_CTX_free(md);
+	if (!st || memcmp(hash, v->q.qe_report.report_data, 32) ||
 	    memcmp(v->q.qe_report.report_data + 32, (uint8_t[32]){ 0 }, 32))
 		return vfail(v, ST_INVALID_QE_REPORT_DATA, "attestation key binding",
 			     "the QE report's REPORTDATA is not SHA-256 of the "

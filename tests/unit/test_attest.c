@@ -576,3 +576,27 @@ TEST(quotes_of_one_platform_share_the_pck_certificate)
 	CHECK_EQ(X509_cmp(fresh.pck, tc_attest()->pck), 0);
 	sgx_attest_close(&fresh);
 }
+
+/* The identities the guide publishes (section 3.4) stay what they are. */
+TEST(published_qe_and_pce_identities)
+{
+	uint8_t qe_mre[32], pce_mre[32], signer[32];
+	struct sgx_key_identity qe, pce;
+
+	test_unhex("474264723ab838c47e2c70a48cb57f673105784dc70bd7e640ae03d854eb06c3",
+		   qe_mre, 32);
+	test_unhex("757bf94b614bd9e89cdc7aba1c1bd29496a4e225efed65f5b9df00695ca6dc98",
+		   pce_mre, 32);
+	test_unhex("25beed808e94914fef0e1279b1a11129024aa9686c00e5f2541efbb453f688a5",
+		   signer, 32);
+	sgx_qe_identity(&qe);
+	sgx_pce_identity(&pce);
+	CHECK_MEM(qe.mrenclave, qe_mre, 32);
+	CHECK_MEM(pce.mrenclave, pce_mre, 32);
+	CHECK_MEM(qe.mrsigner, signer, 32);
+	CHECK_MEM(pce.mrsigner, signer, 32);
+	CHECK_EQ(qe.isvprodid, 1);
+	CHECK_EQ(qe.isvsvn, 2);
+	CHECK_EQ(pce.isvprodid, 0);
+	CHECK_EQ(qe.attributes.flags, 0x15);
+}

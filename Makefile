@@ -122,6 +122,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/sgxemu $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/sgxemu
 	[ ! -f $(SO) ] || install -m 644 $(SO) $(DESTDIR)$(PREFIX)/lib/sgxemu/libsgxemu.so
+	[ ! -f $(B)/libsgxemu-audit.so ] || install -m 644 $(B)/libsgxemu-audit.so $(DESTDIR)$(PREFIX)/lib/sgxemu/libsgxemu-audit.so
 	[ ! -f docs/sgxemu.1 ] || install -m 644 docs/sgxemu.1 $(DESTDIR)$(PREFIX)/share/man/man1/sgxemu.1
 	install -d $(DESTDIR)$(PREFIX)/share/sgxemu
 	@$(call gdb_cmds,$(PREFIX)/lib/sgxemu/libsgxemu_ptrace.so,$(DESTDIR)$(PREFIX)/share/sgxemu/sgxemu.gdb)

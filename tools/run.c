@@ -6,8 +6,11 @@
  *
  * The shim is looked for next to this binary (the build tree:
  * build/sgxemu and build/libsgxemu.so) and then in PREFIX/lib/sgxemu
- * relative to it (an installed bin/sgxemu finds ../lib/sgxemu/). Options
- * become environment variables, so they also reach the program's children.
+ * relative to it (an installed bin/sgxemu finds ../lib/sgxemu/), and the
+ * audit module libsgxemu-audit.so beside it (LD_AUDIT), which starts the
+ * shim before any constructor. The program does not see either variable
+ * (src/shim/exec.c). Options become environment variables, so they also
+ * reach the program's children.
  */
 #include <elf.h>
 #include <errno.h>
@@ -297,11 +300,12 @@ int run_shim_path(const char *lib, char *shim)
 	return -1;
 }
 
-char *run_preload_value(const char *shim)
+/* NAME's value with @lead first: the dynamic loader reads the list in
+ * order, and the program's own entries stay, after ours. */
+static char *list_value(const char *name, const char *lead)
 {
-	/* Keep the program's own preloads, after ours. */
-	const char *old = getenv("LD_PRELOAD");
-	size_t n = strlen(shim) + (old ? strlen(old) : 0) + 2;
+	const char *old = getenv(name);
+	size_t n = strlen(lead) + (old ? strlen(old) : 0) + 2;
 	char *val = malloc(n);
 
 	if (!val) {
@@ -309,10 +313,40 @@ char *run_preload_value(const char *shim)
 		return NULL;
 	}
 	if (old && *old)
-		snprintf(val, n, "%s:%s", shim, old);
+		snprintf(val, n, "%s:%s", lead, old);
 	else
-		snprintf(val, n, "%s", shim);
+		snprintf(val, n, "%s", lead);
 	return val;
+}
+
+char *run_preload_value(const char *shim)
+{
+	return list_value("LD_PRELOAD", shim);
+}
+
+/*
+ * LD_AUDIT for the audit module beside @shim, which starts the shim before
+ * any constructor of the program (src/shim/audit/audit.c). Without it the
+ * program still runs, its libraries' constructors before the emulator.
+ */
+static int set_audit(const char *shim)
+{
+	char audit[PATH_MAX + 32], *val;
+	const char *slash = strrchr(shim, '/');
+
+	snprintf(audit, sizeof(audit), "%.*s/libsgxemu-audit.so",
+		 slash ? (int)(slash - shim) : 1, slash ? shim : ".");
+	if (access(audit, R_OK)) {
+		cli_error("warning: %s is missing: the program's library "
+			  "constructors will run before the emulator", audit);
+		return 0;
+	}
+	val = list_value("LD_AUDIT", audit);
+	if (!val)
+		return -1;
+	setenv("LD_AUDIT", val, 1);
+	free(val);
+	return 0;
 }
 
 int run_exec(char **argv, const char *hint)
@@ -351,6 +385,8 @@ static int run_main(int argc, char **argv)
 		return CLI_EXIT_FAIL;
 	setenv("LD_PRELOAD", val, 1);
 	free(val);
+	if (set_audit(shim))
+		return CLI_EXIT_FAIL;
 	warn_if_static(argv[i]);
 	return run_exec(&argv[i], "");
 }

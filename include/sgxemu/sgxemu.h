@@ -382,6 +382,16 @@ int sgxemu_sigaltstack(const stack_t *ss, stack_t *old);
 int sgxemu_sigprocmask(int how, const sigset_t *set, sigset_t *old);
 
 /*
+ * The same rule for a mask the thread is about to run with rather than its
+ * current one: a raw rt_sigprocmask served in a signal handler changes the
+ * mask that the handler's return restores (its frame's uc_sigmask, @mask,
+ * 64 signals). @old (may be NULL) gets the program's view before the
+ * change. 0, or -EINVAL for an unknown @how with a @set.
+ */
+int sgxemu_sigmask_apply(int how, const uint64_t *set, uint64_t *mask,
+			 uint64_t *old);
+
+/*
  * ENCLU executed by host code (0f 01 d7 outside enclave mode: #UD on AMD
  * hosts, #GP or #PF on Intel ones) with EAX = EENTER or ERESUME is
  * emulated: the entry happens with the return point after the 3-byte

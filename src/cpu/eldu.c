@@ -42,7 +42,7 @@ static struct sgx_encl_ctl *evicted_secs(struct sgx_cpu *cpu, uint64_t eid)
 static int eld(struct sgx_cpu *cpu, const struct sgx_pageinfo *pageinfo,
 	       void *epc_page, uint64_t *va_slot, bool block)
 {
-	static __thread uint8_t plain[SGX_PAGE_SIZE];
+	uint8_t plain[SGX_PAGE_SIZE];
 	const struct sgx_pcmd *pcmd;
 	struct sgx_paging_header hdr;
 	struct sgx_encl_ctl *ctl = NULL;

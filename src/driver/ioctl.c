@@ -169,7 +169,7 @@ static int add_one(struct sgx_file *f, uint64_t addr, unsigned long src,
 		   struct sgx_page_source *ps)
 {
 	struct sgx_encl *encl = f->encl;
-	static __thread uint8_t page[4096] __attribute__((aligned(4096)));
+	uint8_t page[4096] __attribute__((aligned(4096)));
 	uint8_t max;
 	int sgx_err = 0, ret;
 
@@ -327,7 +327,7 @@ static long ioc_init(struct sgx_file *f, unsigned long arg)
 {
 	struct sgx_encl *encl = f->encl;
 	struct sgx_enclave_init ioc;
-	static __thread struct sgx_sigstruct ss;
+	struct sgx_sigstruct ss;
 	int sgx_err = 0, ret;
 
 	if (!encl->created || encl->initialized) {

@@ -98,6 +98,32 @@ int sgxemu_sigprocmask(int how, const sigset_t *set, sigset_t *old)
 	return 0;
 }
 
+int sgxemu_sigmask_apply(int how, const uint64_t *set, uint64_t *mask,
+			 uint64_t *old)
+{
+	uint64_t res = sgxemu__engine_sigs(), want;
+
+	if (set && how != SIG_BLOCK && how != SIG_UNBLOCK &&
+	    how != SIG_SETMASK)
+		return -EINVAL;
+	if (old)
+		*old = (*mask & ~res) | app_blocked;
+	if (!set)
+		return 0;
+	want = *set;
+	if (how == SIG_BLOCK) {
+		*mask |= want & ~res & ~GLIBC_SIGS;
+		app_blocked |= want & res;
+	} else if (how == SIG_UNBLOCK) {
+		*mask &= ~want;
+		app_blocked &= ~(want & res);
+	} else {
+		*mask = want & ~res & ~GLIBC_SIGS;
+		app_blocked = want & res;
+	}
+	return 0;
+}
+
 static int raw_sigaction(int sig, const struct kernel_sigaction *act,
 			 struct kernel_sigaction *old)
 {

@@ -234,15 +234,24 @@ sighandler_t __sysv_signal(int sig, sighandler_t h)
 
 /* --- start-up -------------------------------------------------------------- */
 
-__attribute__((constructor(101)))
-static void shim_init(int argc, char **argv, char **envp)
+/*
+ * Everything the program must find in force before any code of its own
+ * runs: the security policy, host CPUID as the emulated part's, the raw
+ * system call filter, the published vDSO. Reached from the audit module
+ * (src/shim/audit/audit.c) before the first constructor when `sgxemu run`
+ * started the program, else from this library's constructor; once.
+ */
+static void shim_start(char **envp)
 {
-	const char *abi = getenv("SGXEMU_VDSO_ABI");
+	static bool started;
+	const char *abi;
 	void *image;
 	int ret;
 
-	(void)argc;
-	(void)argv;
+	if (started)
+		return;
+	started = true;
+	abi = getenv("SGXEMU_VDSO_ABI");
 	shim_interpose_init();
 	/* The security policy first: nothing may run under a policy that
 	 * could not be read whole. */
@@ -278,4 +287,30 @@ static void shim_init(int argc, char **argv, char **envp)
 	if (ret)
 		shim_log("vDSO with __vdso_sgx_enter_enclave not published: %s",
 			 strerror(-ret));
+}
+
+/*
+ * The audit module's call (@audit: its own path, which LD_AUDIT named).
+ * It comes before libc's constructor, which is what sets environ: until
+ * then getenv() would see nothing, so environ is the initial one here.
+ */
+__attribute__((visibility("default")))
+void sgxemu_shim_audit_start(char **envp, const char *audit)
+{
+	if (!environ)
+		environ = envp;
+	shim_exec_init(audit);
+	shim_start(envp);
+}
+
+__attribute__((constructor(101)))
+static void shim_init(int argc, char **argv, char **envp)
+{
+	(void)argc;
+	(void)argv;
+	shim_exec_init(NULL);
+	shim_start(envp);
+	/* libc's constructor has set environ by now: from here on the
+	 * program sees its own environment (exec.c). */
+	shim_env_hide(envp);
 }

@@ -247,6 +247,8 @@ static int dev_open(const char *path, int flags)
 	char name[32];
 	int fd, err;
 
+	if (path[1] == 'p')
+		return shim_auxv_open(path, flags);
 	if (sgx_dev_match(path, &api, &dev))
 		return -2;	/* not ours */
 	/* /dev/sgx/... are symlinks (stat.c): O_NOFOLLOW stops at them. */

@@ -50,8 +50,11 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
+#include "engine/engine.h"
+#include "sgxemu/sgxemu.h"
 #include "shim/shim.h"
 
 #define RAWSYS_MARK	0x5347		/* SECCOMP_RET_DATA of our traps */
@@ -71,7 +74,25 @@ static const unsigned trapped[] = {
 	SYS_access, SYS_faccessat, SYS_faccessat2,
 	SYS_rt_sigaction, SYS_sigaltstack, SYS_fork, SYS_clone3,
 	SYS_connect,
+	SYS_execve, SYS_execveat, SYS_rt_sigprocmask, SYS_rt_sigsuspend,
+	SYS_ppoll, SYS_pselect6, SYS_epoll_pwait, SYS_epoll_pwait2,
 };
+
+/*
+ * The calls among them that take a signal mask only in one argument: they
+ * run natively when it is NULL (a ppoll or epoll_pwait without a mask is a
+ * plain wait, and common), and trap otherwise.
+ */
+static const struct {
+	unsigned nr, arg;
+} mask_arg[] = {
+	{ SYS_ppoll, 3 }, { SYS_pselect6, 5 }, { SYS_epoll_pwait, 4 },
+	{ SYS_epoll_pwait2, 4 },
+};
+
+#define NR_TRAPPED	(sizeof(trapped) / sizeof(trapped[0]))
+#define NR_MASK_ARG	(sizeof(mask_arg) / sizeof(mask_arg[0]))
+#define FILTER_MAX	(6 + NR_TRAPPED + 5 * NR_MASK_ARG + 2 + MAX_RANGES * 11)
 
 struct xrange {
 	uint64_t lo, hi;
@@ -159,16 +180,21 @@ static void emit(struct sock_filter *f, int *n, uint16_t code, uint32_t k,
 	f[(*n)++] = (struct sock_filter)BPF_JUMP(code, k, jt, jf);
 }
 
+#define ARG_LO(i)	(offsetof(struct seccomp_data, args) + 8 * (i))
+#define ARG_HI(i)	(offsetof(struct seccomp_data, args) + 8 * (i) + 4)
+
 /*
  * ALLOW unless the architecture is x86-64, the number is one of trapped[]
- * and the instruction pointer (the address after the SYSCALL) lies in
- * (lo, hi] of a range. Each range is a block of 11 instructions ending in
- * its own TRAP, so that every jump stays short; 64-bit bounds are
- * compared as (high word, low word).
+ * (with a non-NULL mask for those of mask_arg[]) and the instruction
+ * pointer (the address after the SYSCALL) lies in (lo, hi] of a range.
+ * Each range is a block of 11 instructions ending in its own TRAP, so that
+ * every jump stays short; 64-bit values are compared as (high word, low
+ * word). BPF jumps only forward: the mask checks come between the number
+ * list and the ranges, with an ALLOW of their own.
  */
 static int build_filter(struct sock_filter *f)
 {
-	const int nt = sizeof(trapped) / sizeof(*trapped);
+	const int nt = NR_TRAPPED, nm = NR_MASK_ARG;
 	int n = 0;
 
 	emit(f, &n, BPF_LD | BPF_W | BPF_ABS,
@@ -180,6 +206,19 @@ static int build_filter(struct sock_filter *f)
 	for (int i = 0; i < nt; i++)
 		emit(f, &n, BPF_JMP | BPF_JEQ | BPF_K, trapped[i],
 		     (uint8_t)(nt - i), 0);
+	emit(f, &n, BPF_RET | BPF_K, SECCOMP_RET_ALLOW, 0, 0);
+	for (int i = 0; i < nm; i++) {
+		/* 5 instructions each, then JA, ALLOW, the ranges: from
+		 * this entry's start the JA is @d ahead. */
+		uint8_t d = (uint8_t)(5 * (nm - i));
+
+		emit(f, &n, BPF_JMP | BPF_JEQ | BPF_K, mask_arg[i].nr, 0, 4);
+		emit(f, &n, BPF_LD | BPF_W | BPF_ABS, ARG_LO(mask_arg[i].arg), 0, 0);
+		emit(f, &n, BPF_JMP | BPF_JEQ | BPF_K, 0, 0, d - 1);
+		emit(f, &n, BPF_LD | BPF_W | BPF_ABS, ARG_HI(mask_arg[i].arg), 0, 0);
+		emit(f, &n, BPF_JMP | BPF_JEQ | BPF_K, 0, d - 4, d - 3);
+	}
+	emit(f, &n, BPF_JMP | BPF_JA, 1, 0, 0);
 	emit(f, &n, BPF_RET | BPF_K, SECCOMP_RET_ALLOW, 0, 0);
 	for (int r = 0; r < nr_ranges; r++) {
 		uint64_t lo = ranges[r].lo + 2, hi = ranges[r].hi;
@@ -204,7 +243,7 @@ static int build_filter(struct sock_filter *f)
 
 static int install_filter(void)
 {
-	static struct sock_filter f[8 + 32 + MAX_RANGES * 11];
+	static struct sock_filter f[FILTER_MAX];
 	struct sock_fprog prog = { .filter = f };
 
 	prog.len = (unsigned short)build_filter(f);
@@ -276,7 +315,81 @@ static long raw_openat2(int dirfd, const char *path, const struct open_how *how,
 	return syscall(SYS_openat2, dirfd, path, how, size) < 0 ? -errno : 0;
 }
 
-static long serve(unsigned nr, const long *a)
+/* Copy from or to the program's memory as the kernel would: -EFAULT
+ * for a bad address rather than a fault in the handler. */
+static long copy_user(void *to, const void *from, size_t n, bool in)
+{
+	struct iovec local = { .iov_base = in ? to : (void *)from, .iov_len = n };
+	struct iovec remote = { .iov_base = in ? (void *)from : to, .iov_len = n };
+	ssize_t r = in ? process_vm_readv(getpid(), &local, 1, &remote, 1, 0) :
+			 process_vm_writev(getpid(), &local, 1, &remote, 1, 0);
+
+	return r == (ssize_t)n ? 0 : -EFAULT;
+}
+
+/*
+ * rt_sigprocmask, as sigprocmask() is served (engine/signal.c): the
+ * engine's signals stay out of the real mask, the program's view is kept.
+ * The mask to change is the one this handler's return restores.
+ */
+static long raw_sigprocmask(ucontext_t *uc, int how, const uint64_t *set,
+			    uint64_t *old, size_t size)
+{
+	uint64_t want, mask, prev;
+	long ret;
+
+	if (size != sizeof(uint64_t))
+		return -EINVAL;
+	if (set && (ret = copy_user(&want, set, sizeof(want), true)))
+		return ret;
+	memcpy(&mask, &uc->uc_sigmask, sizeof(mask));
+	ret = sgxemu_sigmask_apply(how, set ? &want : NULL, &mask, &prev);
+	if (ret)
+		return ret;
+	if (old && (ret = copy_user(old, &prev, sizeof(prev), false)))
+		return ret;
+	memcpy(&uc->uc_sigmask, &mask, sizeof(mask));
+	return 0;
+}
+
+/*
+ * The calls that wait with a temporary mask (rt_sigsuspend, ppoll,
+ * pselect6, epoll_pwait, epoll_pwait2): made with the engine's signals
+ * taken out of it, so a handler that runs when the wait ends does not run
+ * with them blocked. The kernel checks the size; the call then fails as
+ * it would have.
+ */
+static long raw_masked_wait(unsigned nr, const long *a)
+{
+	const uint64_t engine = sgxemu__engine_sigs();
+	long b[6];
+	uint64_t mask;
+	struct { const uint64_t *ss; size_t len; } ps;
+	int i = nr == SYS_rt_sigsuspend ? 0 : nr == SYS_ppoll ? 3 : 4;
+	long r;
+
+	memcpy(b, a, sizeof(b));
+	if (nr == SYS_pselect6) {
+		if (copy_user(&ps, (void *)a[5], sizeof(ps), true))
+			return -EFAULT;
+		if (ps.ss && ps.len == sizeof(mask)) {
+			if (copy_user(&mask, ps.ss, sizeof(mask), true))
+				return -EFAULT;
+			mask &= ~engine;
+			ps.ss = &mask;
+		}
+		b[5] = (long)&ps;
+	} else if (b[i] && b[i + 1] == sizeof(mask)) {
+		if (copy_user(&mask, (void *)b[i], sizeof(mask), true))
+			return -EFAULT;
+		mask &= ~engine;
+		b[i] = (long)&mask;
+	}
+	r = syscall(nr, b[0], b[1], b[2], b[3], b[4], b[5]);
+	return r < 0 ? -errno : r;
+}
+
+static long serve(unsigned nr, const long *a, ucontext_t *uc)
 {
 	void *p0 = (void *)a[0], *p1 = (void *)a[1];
 
@@ -340,6 +453,20 @@ static long serve(unsigned nr, const long *a)
 		return ret_of(fork());
 	case SYS_clone3:
 		return -ENOSYS;
+	case SYS_execve:
+		return ret_of(execve(p0, p1, (void *)a[2]));
+	case SYS_execveat:
+		return ret_of(execveat((int)a[0], p1, (void *)a[2],
+				       (void *)a[3], (int)a[4]));
+	case SYS_rt_sigprocmask:
+		return raw_sigprocmask(uc, (int)a[0], p1, (void *)a[2],
+				       (size_t)a[3]);
+	case SYS_rt_sigsuspend:
+	case SYS_ppoll:
+	case SYS_pselect6:
+	case SYS_epoll_pwait:
+	case SYS_epoll_pwait2:
+		return raw_masked_wait(nr, a);
 	default:
 		return -ENOSYS;
 	}
@@ -367,7 +494,7 @@ static void rawsys_handler(int sig, siginfo_t *si, void *ctx)
 	a[4] = g[REG_R8];
 	a[5] = g[REG_R9];
 	/* The instruction pointer is past the SYSCALL already. */
-	g[REG_RAX] = serve((unsigned)si->si_syscall, a);
+	g[REG_RAX] = serve((unsigned)si->si_syscall, a, uc);
 	/*
 	 * The rt_sigreturn that ends this handler puts back the alternate
 	 * stack recorded at its delivery: what sigaltstack() just set (or

@@ -13,6 +13,10 @@
  *                 trap signal's handler and the program's disposition of
  *                 it, dlopen/dlmopen/dlclose
  *   cpuid_rewrite.c  CPUID instructions found by decoding, rewritten to UD2
+ *   exec.c        the program's environment; the shim carried to children
+ *   auxv.c        every view of the auxiliary vector and the vDSO agrees
+ *   audit/        the rtld-audit module that starts the shim before any
+ *                 constructor (a library of its own)
  */
 #ifndef SGXEMU_SHIM_H
 #define SGXEMU_SHIM_H
@@ -21,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <dlfcn.h>
+#include <elf.h>
 #include <pthread.h>
 #include <signal.h>
 #include <ucontext.h>
@@ -53,10 +58,13 @@ static inline const char *shim_opaque(const char *p)
 	return p;
 }
 
+/* A device path, or a /proc file the shim serves (auxv.c). */
 static inline bool shim_maybe_dev(const char *path)
 {
 	path = shim_opaque(path);
-	return path && path[0] == '/' && path[1] == 'd' && path[2] == 'e';
+	return path && path[0] == '/' &&
+	       ((path[1] == 'd' && path[2] == 'e') ||
+		(path[1] == 'p' && path[2] == 'r'));
 }
 
 static inline bool shim_empty_path(const char *path)
@@ -120,6 +128,12 @@ int shim_vdso_build(void *entry, void **image);
 /* Point AT_SYSINFO_EHDR at @image (envp: the initial environment). */
 int shim_vdso_publish(char **envp, void *image);
 void *shim_vdso_image(void);
+/* The kernel's vDSO that the image stands for (@size: its extent), and
+ * the auxiliary vector that names the image; NULL before publication. */
+const void *shim_vdso_real(size_t *size);
+const Elf64_auxv_t *shim_auxv_vector(void);
+/* auxv.c: open() of the process's own /proc auxv file (-2: another path). */
+int shim_auxv_open(const char *path, int flags);
 /* Set @bits in the initial auxiliary vector's entry @type (-ENOENT if the
  * vector has none). */
 int shim_auxv_or(char **envp, unsigned long type, uint64_t bits);
@@ -141,6 +155,12 @@ extern void *sgxemu_vdso_enclu;
 /* Addresses for the engine's exception fixup table (AEP -> handler). */
 extern char sgxemu_vdso_main_aep[], sgxemu_vdso_main_fixup[];
 extern char sgxemu_vdso_seed_aep[], sgxemu_vdso_seed_fixup[];
+
+/* exec.c: the shim's own variables kept for children (@audit: the audit
+ * module's path when it started us), and taken out of what the program
+ * sees once libc has set environ. */
+void shim_exec_init(const char *audit);
+void shim_env_hide(char **stack_envp);
 
 /* Bring the engine's side up (exception fixups, signal routing) once the
  * first enclave device is open. */

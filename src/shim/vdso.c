@@ -219,13 +219,46 @@ static void put_tramp(uint8_t *p, uint64_t target)
 	p[15] = 0xcc;
 }
 
-/* The image we published (for tests and `sgxemu info`). */
+/* The image we published (for tests and `sgxemu info`), the kernel's
+ * image it stands for, and the vector that now names it (auxv.c). */
 static void *published;
 static size_t published_size;
+static const uint8_t *real_image;
+static size_t real_size;
+static Elf64_auxv_t *published_auxv;
 
 void *shim_vdso_image(void)
 {
 	return published;
+}
+
+const void *shim_vdso_real(size_t *size)
+{
+	*size = real_size;
+	return published ? real_image : NULL;
+}
+
+const Elf64_auxv_t *shim_auxv_vector(void)
+{
+	return published_auxv;
+}
+
+/* The extent of the kernel's image: its program headers' loads. */
+static size_t image_extent(const uint8_t *base)
+{
+	const Elf64_Ehdr *eh = (const void *)base;
+	const Elf64_Phdr *ph = (const void *)(base + eh->e_phoff);
+	uint64_t lo = UINT64_MAX, hi = 0;
+
+	for (int i = 0; i < eh->e_phnum; i++) {
+		if (ph[i].p_type != PT_LOAD)
+			continue;
+		if (ph[i].p_vaddr < lo)
+			lo = ph[i].p_vaddr;
+		if (ph[i].p_vaddr + ph[i].p_memsz > hi)
+			hi = ph[i].p_vaddr + ph[i].p_memsz;
+	}
+	return hi > lo ? align_up(hi - lo, 4096) : 4096;
 }
 
 /* GNU hash of a symbol name (DT_GNU_HASH, h = h * 33 + c from 5381). */
@@ -663,6 +696,9 @@ int shim_vdso_publish(char **envp, void *image)
 		if (auxv[i].a_type == AT_SYSINFO_EHDR) {
 			if (auxv[i].a_un.a_val != real)
 				return -ESRCH;	/* not the vector glibc uses */
+			real_image = (const uint8_t *)real;
+			real_size = image_extent(real_image);
+			published_auxv = auxv;
 			auxv[i].a_un.a_val = (uint64_t)(uintptr_t)image;
 			return 0;
 		}

@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/sched.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <poll.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -321,6 +323,109 @@ TEST(raw_sigaltstack_and_clone3)
 	 * back to clone (a size of 0, which the kernel itself would refuse
 	 * with EINVAL, so that a clone3 not served creates nothing). */
 	CHECK_EQ(RAW2(SYS_clone3, &ca, 0), -ENOSYS);
+}
+
+/* The real mask of the calling thread, from the kernel's own report. */
+static uint64_t real_sigblk(void)
+{
+	char line[256];
+	unsigned long long v = 0;
+	FILE *f = fopen("/proc/thread-self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "SigBlk: %llx", &v) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+#define SIGBIT(s)	(1ULL << ((s) - 1))
+
+/*
+ * What Gramine's RPC threads do: block every signal by a raw
+ * rt_sigprocmask, then make raw calls the filter traps (a mmap here).
+ * Returns a bit per failed check; runs in a thread of a forked child,
+ * since before the fix the kernel kills the process at the trapped call.
+ */
+static void *block_all_then_trap(void *arg)
+{
+	uint64_t all = ~0ULL, view = 0, none = 0;
+	struct timespec ts = { 0, 1000000 };
+	long bad = 0, p;
+
+	(void)arg;
+	if (RAW4(SYS_rt_sigprocmask, SIG_SETMASK, &all, NULL, 8))
+		bad |= 1;
+	if (RAW4(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &view, 8) ||
+	    !(view & SIGBIT(SIGSYS)) || !(view & SIGBIT(SIGSEGV)) ||
+	    !(view & SIGBIT(SIGUSR1)))
+		bad |= 2;	/* the program's view: what it set */
+	if (real_sigblk() & (SIGBIT(SIGSYS) | SIGBIT(SIGSEGV) | SIGBIT(SIGILL)))
+		bad |= 4;	/* the engine's signals stay open */
+	if (!(real_sigblk() & SIGBIT(SIGUSR1)))
+		bad |= 8;
+	p = raw(SYS_mmap, 0, 4096, PROT_READ | PROT_WRITE,
+		MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p < 0 && p > -4096)
+		bad |= 16;
+	else
+		*(volatile char *)p = 1;
+	/* A wait with a mask of everything, as ppoll from raw code. */
+	if (raw(SYS_ppoll, 0, 0, (long)&ts, (long)&all, 8, 0) != 0)
+		bad |= 32;
+	if (RAW4(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, 8) ||
+	    RAW4(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &view, 8) || view)
+		bad |= 64;
+	if (RAW4(SYS_rt_sigprocmask, 7, &all, NULL, 8) != -EINVAL ||
+	    RAW4(SYS_rt_sigprocmask, SIG_BLOCK, &all, NULL, 4) != -EINVAL ||
+	    RAW4(SYS_rt_sigprocmask, SIG_BLOCK, (void *)8, NULL, 8) != -EFAULT)
+		bad |= 128;
+	return (void *)bad;
+}
+
+TEST(raw_sigprocmask_of_everything_keeps_trapped_calls_alive)
+{
+	pid_t pid;
+	int status = 0;
+
+	NEED_SHIM();
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (!pid) {
+		pthread_t t;
+		void *bad = (void *)-1L;
+
+		if (pthread_create(&t, NULL, block_all_then_trap, NULL) ||
+		    pthread_join(t, &bad))
+			_exit(100);
+		_exit((int)(long)bad);
+	}
+	REQUIRE_EQ(waitpid(pid, &status, 0), pid);
+	CHECK(WIFEXITED(status));
+	CHECK_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status), 0);
+}
+
+/* A raw execve with an empty environment still starts the child under
+ * the shim (which the child's environment does not show). */
+TEST(raw_execve_carries_the_shim)
+{
+	char *argv[] = { (char *)"sh", (char *)"-c",
+		(char *)"[ -z \"$LD_PRELOAD$LD_AUDIT\" ] && "
+			"grep -q /libsgxemu.so /proc/self/maps", NULL };
+	char *envp[] = { NULL };
+	pid_t pid;
+	int status = 0;
+
+	NEED_SHIM();
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (!pid) {
+		RAW3(SYS_execve, "/bin/sh", argv, envp);
+		_exit(99);
+	}
+	REQUIRE_EQ(waitpid(pid, &status, 0), pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
 TEST(fsgsbase_offered_to_the_program)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "engine/engine.h"
 #include "engine/hex.h"
@@ -84,8 +85,10 @@ static int platform_load_secrets(struct sgx_cpu *cpu)
 
 	ret = sgx_secrets_path(path, sizeof(path));
 	if (ret) {
-		fprintf(stderr, "sgxemu: platform secrets: no location (set HOME or "
-			    "SGXEMU_SECRETS_FILE)\n");
+		fprintf(stderr, "sgxemu: platform secrets: no location: no HOME, "
+			"no writable home in the password database, and %s-%u: %s "
+			"(set SGXEMU_SECRETS_FILE)\n", SGX_STATE_FALLBACK,
+			(unsigned)geteuid(), strerror(-ret));
 		return ret;
 	}
 	ret = sgx_secrets_load(path, &cpu->keys, why, sizeof(why));

@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pwd.h>
+#include <stdbool.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -33,12 +35,48 @@
 /* A fixed CPUSVN unless configured: every component at SVN 2. */
 #define DEFAULT_CPUSVN_BYTE	0x02
 
+/*
+ * The state directory's base when the environment names none: the
+ * password database's home of the effective user where that exists and is
+ * writable, else SGX_STATE_FALLBACK-<uid>, made 0700 and used only while
+ * it is a directory of ours that no one else can enter (it is in a
+ * world-writable place). 0 or -errno.
+ */
+static int fallback_base(char *buf, size_t len, bool *home)
+{
+	struct passwd pw, *res = NULL;
+	char pwbuf[4096];
+	struct stat st;
+	uid_t uid = geteuid();
+	int n;
+
+	if (!getpwuid_r(uid, &pw, pwbuf, sizeof(pwbuf), &res) && res &&
+	    res->pw_dir && res->pw_dir[0] == '/' && !access(res->pw_dir, W_OK)) {
+		*home = true;
+		n = snprintf(buf, len, "%s", res->pw_dir);
+		return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+	}
+	*home = false;
+	n = snprintf(buf, len, "%s-%u", SGX_STATE_FALLBACK, (unsigned)uid);
+	if (n < 0 || (size_t)n >= len)
+		return -ENAMETOOLONG;
+	if (mkdir(buf, 0700) && errno != EEXIST)
+		return -errno;
+	if (lstat(buf, &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != uid || (st.st_mode & 077))
+		return -EACCES;
+	return 0;
+}
+
 int sgx_state_path(const char *env, const char *name, char *buf, size_t len)
 {
 	const char *val = getenv(env);
 	const char *xdg = getenv("XDG_STATE_HOME");
 	const char *home = getenv("HOME");
-	int n;
+	char base[4096];
+	bool is_home;
+	int n, ret;
 
 	if (val && *val)
 		n = snprintf(buf, len, "%s", val);
@@ -46,8 +84,11 @@ int sgx_state_path(const char *env, const char *name, char *buf, size_t len)
 		n = snprintf(buf, len, "%s/sgxemu/%s", xdg, name);
 	else if (home && *home)
 		n = snprintf(buf, len, "%s/.local/state/sgxemu/%s", home, name);
+	else if ((ret = fallback_base(base, sizeof(base), &is_home)))
+		return ret;
 	else
-		return -ENOENT;
+		n = snprintf(buf, len, is_home ? "%s/.local/state/sgxemu/%s" :
+			     "%s/%s", base, name);
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 

@@ -16,20 +16,22 @@
 
 #define SGX_SECRETS_FILE_SIZE	144
 
+/* Where state goes when neither the environment nor the password database
+ * names a usable home: this, "-<uid>" (made 0700; it must stay ours). */
+#define SGX_STATE_FALLBACK	"/var/tmp/sgxemu"
+
 /*
  * A file in the user's state directory: $@env if set, else
- * $XDG_STATE_HOME/sgxemu/@name, else $HOME/.local/state/sgxemu/@name.
- * Shared with the audit log (src/lsm). 0, -ENOENT (no HOME either) or
- * -ENAMETOOLONG.
+ * $XDG_STATE_HOME/sgxemu/@name, else $HOME/.local/state/sgxemu/@name,
+ * else the same under the password database's home of the effective user
+ * (when it exists and is writable), else SGX_STATE_FALLBACK-<uid>/@name.
+ * Shared with the audit log (src/lsm). 0, -ENAMETOOLONG, or -errno of
+ * the fallback directory (-EACCES: someone else's).
  */
 int sgx_state_path(const char *env, const char *name, char *buf, size_t len);
 
-/*
- * The secrets file's path: $SGXEMU_SECRETS_FILE, else
- * $XDG_STATE_HOME/sgxemu/platform-secrets, else
- * $HOME/.local/state/sgxemu/platform-secrets. Returns -ENAMETOOLONG or
- * -ENOENT (no HOME either) on failure.
- */
+/* The secrets file's path: sgx_state_path() of $SGXEMU_SECRETS_FILE and
+ * "platform-secrets". */
 int sgx_secrets_path(char *buf, size_t len);
 
 /*

@@ -282,6 +282,46 @@ else
 	bad loader_eenter_without_trap "host ENCLU traps ${h:-?}, EENTERs without a trap ${f:-?}"
 fi
 
+# An environment without HOME (Gramine's own tests start programs so): the
+# platform comes up all the same, and the program, given the host's
+# environment, finds in it neither LD_PRELOAD nor LD_AUDIT, which sgxemu
+# run put there for itself. (Before: "platform secrets: no location", then
+# Gramine's "Cannot open /dev/sgx_enclave", exit 254.)
+env_run() {
+	local native out rc t home=unset
+	[ -n "${HOME:-}" ] && home=set
+	own_app environment_hides_the_shim env false \
+		'loader.insecure__use_host_env = true' \
+		"env: sgxemu variables 0, HOME $home, MARK unset"
+	[ -x "$dest/env/env" ] || return
+	native=$(env -i MARK=m "$dest/env/env")
+	for t in $(seq 1 "$tries"); do
+		out=$(cd "$dest/env" && env -i MARK=m /usr/bin/timeout -s KILL 300 \
+			"$CLI" run "$dest/install/bin/gramine-sgx" env 2>&1)
+		rc=$?
+		if [ "$rc" -eq 0 ] && [ "$(grep '^env:' <<<"$out")" = "$native" ]; then
+			ok environment_without_home
+			return
+		fi
+	done
+	bad environment_without_home "exit $rc; got: $(tail -n 3 <<<"$out" | tr '\n' '|') want: $native"
+}
+env_run
+
+# Gramine's exitless calls: its RPC threads block every signal but one with
+# a raw rt_sigprocmask on the host, then make raw calls the filter traps
+# (before: SIGSYS blocked, the process killed right after ECREATE). The
+# program itself blocks everything and maps memory by raw system calls. As
+# many RPC threads as enclave threads: each may hold one in a blocking
+# OCALL (Gramine's IPC helper reads a socket all along).
+own_app exitless_rpc_threads rawmask false 'sgx.insecure__rpc_thread_num = 8
+sgx.max_threads = 8' 'rawmask: mask SIGUSR1 blocked
+rawmask: mmap 90
+rawmask: thread line 0
+rawmask: thread line 1
+rawmask: thread line 2'
+
+
 # EDMM (sgx.edmm_enable = true): a 1 TiB ELRANGE at 0, the heap grown by
 # EACCEPT of pages not there yet (EAUG on the EACCEPT's fault), the SGX2
 # ioctls; and on an SGX1 platform Gramine must refuse it.

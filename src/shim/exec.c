@@ -348,29 +348,20 @@ int execle(const char *path, const char *arg, ...)
 	return execve(path, argv, envp);
 }
 
-int posix_spawn(pid_t *pid, const char *path,
-		const posix_spawn_file_actions_t *fa,
-		const posix_spawnattr_t *attr, char *const argv[],
-		char *const envp[])
-{
-	struct child_env c = child_env(envp);
-	int ret = get_posix_spawn()(pid, path, fa, attr, argv, c.env);
-
-	child_env_drop(c);
-	return ret;
+/* posix_spawn and posix_spawnp: the same but for how @file is found. */
+#define SPAWN_WITH_CHILD_ENV(name) \
+int name(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa, \
+	 const posix_spawnattr_t *attr, char *const argv[], char *const envp[]) \
+{ \
+	struct child_env c = child_env(envp); \
+	int ret = get_##name()(pid, file, fa, attr, argv, c.env); \
+ \
+	child_env_drop(c); \
+	return ret; \
 }
 
-int posix_spawnp(pid_t *pid, const char *file,
-		 const posix_spawn_file_actions_t *fa,
-		 const posix_spawnattr_t *attr, char *const argv[],
-		 char *const envp[])
-{
-	struct child_env c = child_env(envp);
-	int ret = get_posix_spawnp()(pid, file, fa, attr, argv, c.env);
-
-	child_env_drop(c);
-	return ret;
-}
+SPAWN_WITH_CHILD_ENV(posix_spawn)
+SPAWN_WITH_CHILD_ENV(posix_spawnp)
 
 /*
  * system() as POSIX describes it (glibc's spawns its shell internally,

@@ -384,48 +384,55 @@ static void *block_all_then_trap(void *arg)
 	return (void *)bad;
 }
 
+/* @fn's result as the exit status of a forked child (-signal if killed). */
+static int in_child(int (*fn)(void))
+{
+	int status = 0;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1000;
+	if (!pid)
+		_exit(fn());
+	if (waitpid(pid, &status, 0) != pid)
+		return -1001;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+}
+
+static int thread_blocks_all(void)
+{
+	pthread_t t;
+	void *bad = (void *)100L;
+
+	if (pthread_create(&t, NULL, block_all_then_trap, NULL) ||
+	    pthread_join(t, &bad))
+		return 100;
+	return (int)(long)bad;
+}
+
 TEST(raw_sigprocmask_of_everything_keeps_trapped_calls_alive)
 {
-	pid_t pid;
-	int status = 0;
-
 	NEED_SHIM();
-	pid = fork();
-	REQUIRE(pid >= 0);
-	if (!pid) {
-		pthread_t t;
-		void *bad = (void *)-1L;
-
-		if (pthread_create(&t, NULL, block_all_then_trap, NULL) ||
-		    pthread_join(t, &bad))
-			_exit(100);
-		_exit((int)(long)bad);
-	}
-	REQUIRE_EQ(waitpid(pid, &status, 0), pid);
-	CHECK(WIFEXITED(status));
-	CHECK_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status), 0);
+	CHECK_EQ(in_child(thread_blocks_all), 0);
 }
 
 /* A raw execve with an empty environment still starts the child under
  * the shim (which the child's environment does not show). */
-TEST(raw_execve_carries_the_shim)
+static int raw_exec_sh(void)
 {
 	char *argv[] = { (char *)"sh", (char *)"-c",
 		(char *)"[ -z \"$LD_PRELOAD$LD_AUDIT\" ] && "
 			"grep -q /libsgxemu.so /proc/self/maps", NULL };
 	char *envp[] = { NULL };
-	pid_t pid;
-	int status = 0;
 
+	RAW3(SYS_execve, "/bin/sh", argv, envp);
+	return 99;
+}
+
+TEST(raw_execve_carries_the_shim)
+{
 	NEED_SHIM();
-	pid = fork();
-	REQUIRE(pid >= 0);
-	if (!pid) {
-		RAW3(SYS_execve, "/bin/sh", argv, envp);
-		_exit(99);
-	}
-	REQUIRE_EQ(waitpid(pid, &status, 0), pid);
-	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK_EQ(in_child(raw_exec_sh), 0);
 }
 
 TEST(fsgsbase_offered_to_the_program)

@@ -12,19 +12,14 @@
 #   children get the shim back however they are started.
 # Last line: "N passed, N failed, N skipped".
 set -u
-B=${B:-build}
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:detect_leaks=0"
-pass=0 fail=0 skip=0
-ok()  { echo "ok $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1: $2"; fail=$((fail + 1)); }
+. "$(dirname "$0")/../lib/test_lib.sh"
 
 CLI=$B/sgxemu
 PROG=$B/tests/early_prog
 ALL="cpuid_sgx=1 raw_stat=1 vdso_sections=1 vdso_dynamic=1 dl_iterate=1 proc_auxv=1"
 if [ ! -x "$CLI" ] || [ ! -x "$PROG" ] || [ ! -f "$B/libsgxemu-audit.so" ]; then
 	bad early "$CLI, $PROG or $B/libsgxemu-audit.so not built"
-	echo "$pass passed, $fail failed, $skip skipped"
-	exit 1
+	finish
 fi
 CLI=$(realpath "$CLI")
 PROG=$(realpath "$PROG")
@@ -73,5 +68,4 @@ os.system('$PROG')" 2>&1)
 	*) bad spawn_and_system "$out" ;; esac
 fi
 
-echo "$pass passed, $fail failed, $skip skipped"
-[ "$fail" -eq 0 ]
+finish

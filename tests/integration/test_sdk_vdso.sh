@@ -10,30 +10,25 @@
 # reason, not left hanging. Skipped when the client tree is absent.
 # Last line: "N passed, N failed, N skipped".
 set -u
-B=${B:-build}
+. "$(dirname "$0")/../lib/test_lib.sh"
 root=$(cd "$(dirname "$0")/../.." && pwd)
 client=$(cd "$root/.." && pwd)/shared/clients/intel-sdk
-pass=0 fail=0 skip=0
-ok()  { echo "ok $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1: $2"; fail=$((fail + 1)); }
-skp() { echo "skip $1: $2"; skip=$((skip + 1)); }
-summary() { echo "$pass passed, $fail failed, $skip skipped"; [ "$fail" -eq 0 ]; exit $?; }
 
 if [ ! -x "$client/setup.sh" ] || [ ! -f "$client/sgxsdk-2.26-install.tar.xz" ]; then
 	skp sdk_vdso "no Intel SDK client at $client (../shared/clients is absent)"
-	summary
+	finish
 fi
 if ldd "$B/libsgxemu.so" 2>/dev/null | grep -q libasan; then
 	skp sdk_vdso "the SDK's programs are not built for AddressSanitizer (make asan)"
-	summary
+	finish
 fi
 B=$(cd "$B" && pwd)
 dest=$B/sdk-vdso
 if ! out=$("$client/setup.sh" "$dest" SampleEnclave 2>&1); then
 	bad setup "setup.sh failed: $(tail -n 3 <<<"$out")"
-	summary
+	finish
 fi
-cd "$dest/samples/SampleEnclave" || { bad setup "no sample"; summary; }
+cd "$dest/samples/SampleEnclave" || { bad setup "no sample"; finish; }
 export LD_LIBRARY_PATH=$dest/psw/lib
 
 out=$(SGXEMU_HOST_ENCLU=0 timeout -s KILL 120 "$B/sgxemu" run ./app </dev/null 2>&1)
@@ -47,4 +42,4 @@ rc=$?
 [ $rc -ne 0 ] && [ $rc -ne 137 ] && grep -q 'emulation of host ENCLU is off' <<<"$out" &&
 	ok preload_alone_stops_with_a_reason ||
 	bad preload_alone_stops_with_a_reason "exit $rc: $(tail -n 3 <<<"$out" | tr '\n' '|')"
-summary
+finish

@@ -8,18 +8,12 @@
 # unreadable stops the device open with a line naming it, and is left as
 # it was. Last line: "N passed, N failed, N skipped".
 set -u
-B=${B:-build}
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:detect_leaks=0"
-pass=0 fail=0 skip=0
-ok()  { echo "ok $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1: $2"; fail=$((fail + 1)); }
-skp() { echo "skip $1: $2"; skip=$((skip + 1)); }
+. "$(dirname "$0")/../lib/test_lib.sh"
 
 CLI=$B/sgxemu
 if [ ! -x "$CLI" ] || [ ! -f "$B/libsgxemu.so" ]; then
 	bad secrets_location "$CLI or $B/libsgxemu.so not built"
-	echo "$pass passed, $fail failed, $skip skipped"
-	exit 1
+	finish
 fi
 CLI=$(realpath "$CLI")
 T=$(mktemp -d)
@@ -94,5 +88,4 @@ out=$(env -i SGXEMU_SECRETS_FILE="$T/good" "$CLI" run /bin/sh -c "$OPEN" 2>&1); 
 	[ "$(sha256sum <"$T/good")" = "$sum" ] && ok wrong_mode_named_not_replaced ||
 	bad wrong_mode_named_not_replaced "rc=$rc $out"
 
-echo "$pass passed, $fail failed, $skip skipped"
-[ "$fail" -eq 0 ]
+finish

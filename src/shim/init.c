@@ -294,14 +294,32 @@ static void shim_start(char **envp)
  * It comes before libc's constructor, which is what sets environ: until
  * then getenv() would see nothing, so environ is the initial one here.
  */
-__attribute__((visibility("default")))
-void sgxemu_shim_audit_start(char **envp, const char *audit)
+static void audit_start(char **envp, const char *audit)
 {
 	if (!environ)
 		environ = envp;
 	shim_exec_init(audit);
 	shim_start(envp);
 }
+
+#if defined(__SANITIZE_ADDRESS__)
+/* AddressSanitizer (make asan) is set up by constructors too: before
+ * instrumented code runs this early, its runtime must be. */
+void __asan_init(void);
+
+__attribute__((visibility("default"), no_sanitize("address")))
+void sgxemu_shim_audit_start(char **envp, const char *audit)
+{
+	__asan_init();
+	audit_start(envp, audit);
+}
+#else
+__attribute__((visibility("default")))
+void sgxemu_shim_audit_start(char **envp, const char *audit)
+{
+	audit_start(envp, audit);
+}
+#endif
 
 __attribute__((constructor(101)))
 static void shim_init(int argc, char **argv, char **envp)

@@ -147,6 +147,15 @@ RUNOPTS="--epc-size 512K" session evicted "--copies 4" \
 has evicted bp_in_evicted_page 'hit Breakpoint [0-9]+, encl_compute \(x=2\)'
 has evicted evicted_program_unharmed '^dbg_host: ok$'
 
+# 4b. Detached in the middle of a step in the enclave: gdb takes its
+# breakpoints out, and the program and the emulator run on to the end.
+session detach "" 'break encl_compute' continue stepi stepi detach
+for _ in $(seq 1 100); do
+	grep -q '^dbg_host: ok$' "$T/detach.out" && break
+	sleep 0.1
+done
+has detach detach_mid_step_program_runs_on '^dbg_host: ok$'
+
 # 5. A real fault of the program still stops gdb, at the faulting
 # instruction (the emulator's handlers pass it on to its default action),
 # and a program that never used SGX stops as without the emulator.

@@ -506,6 +506,8 @@ static void exception(struct sgxemu_tcb *tcb, int signo, siginfo_t *info,
 		}
 		sgxemu__write_str("\n");
 	}
+	if (sgxemu__debug_refault(tcb, signo, info, uc, vector, fault_rip))
+		return;		/* a debugger sees it fault first */
 	do_aex(tcb, uc, save, true, vector, errcd, maddr, fault_rip);
 	report(signo, info, uc, vector, errcd,
 	       vector == X86_TRAP_PF ? maddr & ~(SGX_PAGE_SIZE - 1) : 0,

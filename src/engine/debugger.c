@@ -45,6 +45,52 @@ __attribute__((noinline, used)) void sgxemu_debug_fatal(int signo)
 	__asm__ volatile("" : : "r"(signo) : "memory");
 }
 
+/*
+ * Set by sgxemu.gdb (when the emulator's handlers are in place): a
+ * debugger that knows sgxemu_debug_refault() is attached.
+ */
+volatile int sgxemu_debugger;
+
+/*
+ * An exception in a DEBUG enclave, a fault the emulator passes to the
+ * program (after its AEX). On hardware the debugger stops at that signal
+ * with the enclave's state in view (sgx-gdb reads it from the SSA); here
+ * the signal that raised it was one of those sgxemu.gdb lets pass
+ * silently, because most of them are the emulator's own. So, with
+ * sgxemu.gdb attached, the handler returns once without the AEX: the
+ * instruction faults again, and gdb, told by sgxemu_debug_refault(),
+ * stops at it with the enclave's registers. The second time the AEX is
+ * done as always. Faults only: a trap (#DB, #BP) or SYSCALL has moved
+ * RIP on and would not come back.
+ */
+bool sgxemu__debug_refault(struct sgxemu_tcb *tcb, int signo,
+			   const siginfo_t *info, const ucontext_t *uc,
+			   unsigned vector, uint64_t fault_rip)
+{
+	uint64_t rip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+
+	if (tcb->debug_refault == fault_rip) {
+		tcb->debug_refault = 0;
+		return false;
+	}
+	if (!sgxemu_debugger || signo == SIGSYS ||
+	    !sgxemu__debugger_sig(signo) || info->si_code <= 0 ||
+	    fault_rip != rip || vector == X86_TRAP_DB ||
+	    vector == X86_TRAP_BP || !tcb->lp.secs ||
+	    !(tcb->lp.secs->attributes.flags & SGX_ATTR_DEBUG))
+		return false;
+	tcb->debug_refault = fault_rip;
+	sgxemu_debug_refault(signo);
+	return true;
+}
+
+/* sgxemu.gdb's never-stopping breakpoint here arms its catchpoint for the
+ * next signal. Never inlined, never optimised away. */
+__attribute__((noinline, used)) void sgxemu_debug_refault(int signo)
+{
+	__asm__ volatile("" : : "r"(signo) : "memory");
+}
+
 /* The loaded segments of the object holding this code (set once, before
  * any handler can ask). */
 static uintptr_t own_lo, own_hi;

@@ -173,6 +173,7 @@ struct sgxemu_tcb {
 	bool     in_enclave;
 	struct sgxemu_run *api_run;	/* sgxemu_enter() in progress */
 	uint64_t aex_count;
+	uint64_t debug_refault;		/* debugger.c: fault let run again */
 	uint32_t stale_faults;		/* consecutive stale paging faults */
 	bool     guard_kept;		/* guard reference kept across an
 					 * exit that resumes at once */
@@ -453,6 +454,14 @@ static inline bool sgxemu__debugger_sig(int signo)
 /* @addr is code of this library (the shim's own handlers, which chain to
  * the program's and report it themselves). */
 bool sgxemu__debug_own_code(uintptr_t addr);
+/* An enclave exception that a debugger should see at the faulting
+ * instruction first: true when the handler is to return without the AEX,
+ * so that the instruction faults again under the debugger (debugger.c). */
+bool sgxemu__debug_refault(struct sgxemu_tcb *tcb, int signo,
+			   const siginfo_t *info, const ucontext_t *uc,
+			   unsigned vector, uint64_t fault_rip);
+void sgxemu_debug_refault(int signo);
+extern volatile int sgxemu_debugger;
 void sgxemu_debug_signal(int signo, siginfo_t *info, void *ucontext);
 
 /* map.c */

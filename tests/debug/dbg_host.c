@@ -5,7 +5,7 @@
  * a runtime uses them under `sgxemu run`, with the debugger test enclave
  * (tests/enclaves/dbg_encl.c, layout.h) loaded from its flat image.
  *
- *   dbg_host [--nodebug] [--threads] [--wait] [--crash] [--copies N]
+ *   dbg_host [--nodebug] [--threads] [--wait] [--crash] [--fault] [--copies N]
  *            KEY.pem ENCL.bin
  *
  * After loading it calls dbg_enclave_loaded(base), where a debugger adds
@@ -14,7 +14,9 @@
  * thread spins in the enclave on TCS 1 meanwhile. --wait prints
  * "base 0x..." and waits for end of input before the calls (the ptrace
  * tests look at the enclave then). Exit 0 and "dbg_host: ok" if every
- * result is right; --crash then writes through a null pointer. --copies
+ * result is right; --fault then makes the enclave write through a null
+ * pointer (a #PF the vDSO reports); --crash then writes through a null
+ * pointer in host code. --copies
  * loads N-1 more copies after the first (never called): with a small EPC
  * the first one's pages are evicted for them.
  */
@@ -42,7 +44,9 @@ __attribute__((noinline)) static void host_crash(volatile int *p)
 	*p = 1;
 }
 
-static int ecall(unsigned tcs, unsigned long cmd, struct dbg_args *a)
+/* 0 after EEXIT; else -1, with the exception's vector in *vector. */
+static int ecall_v(unsigned tcs, unsigned long cmd, struct dbg_args *a,
+		   int *vector)
 {
 	struct sgx_enclave_run run;
 
@@ -51,7 +55,14 @@ static int ecall(unsigned tcs, unsigned long cmd, struct dbg_args *a)
 	if (shim_vdso_call(cmd, (unsigned long)(uintptr_t)a, 0, SGX_EENTER,
 			   0, 0, &run))
 		return -1;
+	if (vector)
+		*vector = run.exception_vector;
 	return run.function == SGX_EEXIT ? 0 : -1;
+}
+
+static int ecall(unsigned tcs, unsigned long cmd, struct dbg_args *a)
+{
+	return ecall_v(tcs, cmd, a, NULL);
 }
 
 static struct dbg_args spin_args = { .stop = &stop_spin };
@@ -148,6 +159,7 @@ static int load(const char *key, const char *bin, bool debug, uint64_t *basep)
 int main(int argc, char **argv)
 {
 	bool debug = true, threads = false, wait = false, crash = false;
+	bool fault = false;
 	unsigned copies = 1;
 	uint64_t other;
 	pthread_t th;
@@ -162,12 +174,14 @@ int main(int argc, char **argv)
 			wait = true;
 		else if (!strcmp(argv[i], "--crash"))
 			crash = true;
+		else if (!strcmp(argv[i], "--fault"))
+			fault = true;
 		else if (!strcmp(argv[i], "--copies") && i + 1 < argc)
 			copies = (unsigned)atoi(argv[++i]);
 	}
 	if (argc - i != 2) {
 		fprintf(stderr, "usage: dbg_host [--nodebug] [--threads] "
-			"[--wait] [--crash] [--copies N] KEY.pem ENCL.bin\n");
+			"[--wait] [--crash] [--fault] [--copies N] KEY.pem ENCL.bin\n");
 		return 2;
 	}
 	if (load(argv[i], argv[i + 1], debug, &encl_base))
@@ -202,6 +216,20 @@ int main(int argc, char **argv)
 	if (threads) {
 		stop_spin = 1;
 		pthread_join(th, NULL);
+	}
+	if (fault) {
+		/* An enclave exception (TCS 0 has two SSA frames; the vDSO
+		 * reports it and the TCS is left at CSSA 1, unused after). */
+		struct dbg_args a = { .stop = NULL };
+		int vector = -1;
+
+		if (ecall_v(0, DBG_CMD_FAULT, &a, &vector) == 0 || vector != 14) {
+			fprintf(stderr, "dbg_host: no #PF from the enclave (%d)\n",
+				vector);
+			bad++;
+		} else {
+			printf("dbg_host: enclave exception %d\n", vector);
+		}
 	}
 	printf(bad ? "dbg_host: FAILED\n" : "dbg_host: ok\n");
 	fflush(stdout);

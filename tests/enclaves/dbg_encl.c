@@ -34,10 +34,18 @@ __attribute__((noinline)) static void encl_spin(struct dbg_args *a)
 	}
 }
 
+/* An enclave exception: the debugger should stop at this store. */
+__attribute__((noinline)) static void encl_fault(volatile unsigned long *p)
+{
+	*p = encl_counter;
+}
+
 void encl_dispatch(unsigned long cmd, struct dbg_args *a)
 {
 	if (cmd == DBG_CMD_COMPUTE)
 		a->out = encl_compute(a->in);
 	else if (cmd == DBG_CMD_SPIN)
 		encl_spin(a);
+	else if (cmd == DBG_CMD_FAULT)
+		encl_fault((volatile unsigned long *)a->stop);
 }

@@ -147,6 +147,16 @@ RUNOPTS="--epc-size 512K" session evicted "--copies 4" \
 has evicted bp_in_evicted_page 'hit Breakpoint [0-9]+, encl_compute \(x=2\)'
 has evicted evicted_program_unharmed '^dbg_host: ok$'
 
+# 4a. An exception in a DEBUG enclave: gdb stops at the faulting enclave
+# instruction with the enclave's registers (as on hardware, where the
+# kernel's signal at the AEP stops it), then the program gets it as
+# always (the vDSO reports #PF) and runs on.
+session fault --fault continue bt continue
+has fault enclave_fault_stops_at_instruction 'hit Catchpoint [0-9]+ \(signal SIGSEGV\), 0x[0-9a-f]+ in encl_fault \(p=0x0\) at .*dbg_encl\.c'
+has fault enclave_fault_bt '^#1 .* in encl_dispatch \(cmd=3'
+has fault enclave_fault_reported_after '^dbg_host: enclave exception 14$'
+has fault enclave_fault_program_runs_on '^dbg_host: ok$'
+
 # 4b. Detached in the middle of a step in the enclave: gdb takes its
 # breakpoints out, and the program and the emulator run on to the end.
 session detach "" 'break encl_compute' continue stepi stepi detach

@@ -84,7 +84,9 @@ static EVP_PKEY *key(void)
 }
 
 /* The seed way: reserve 2 x SIZE through the device, trim it to ELRANGE. */
-static int seed_create_at(struct shim_encl *e, const char *dev, uint64_t attrs)
+/* @grant_fd: a provision fd to SET_ATTRIBUTE with before CREATE, or -1. */
+static int seed_create_at(struct shim_encl *e, const char *dev, uint64_t attrs,
+			  int grant_fd)
 {
 	struct sgx_enclave_create create;
 	struct sgx_secs secs;
@@ -94,6 +96,12 @@ static int seed_create_at(struct shim_encl *e, const char *dev, uint64_t attrs)
 	e->fd = open(dev, O_RDWR);
 	if (e->fd < 0)
 		return -errno;
+	if (grant_fd >= 0) {
+		struct sgx_enclave_provision prov = { .fd = (uint64_t)grant_fd };
+
+		if (ioctl(e->fd, SEED_IOC_SET_ATTRIBUTE, &prov))
+			return -errno;
+	}
 	area = mmap(NULL, 2 * SHIM_ENCL_SIZE, PROT_NONE, MAP_SHARED, e->fd, 0);
 	if (area == MAP_FAILED)
 		return -errno;
@@ -116,7 +124,7 @@ static int seed_create_at(struct shim_encl *e, const char *dev, uint64_t attrs)
 
 static int seed_create(struct shim_encl *e, uint64_t attrs)
 {
-	return seed_create_at(e, "/dev/sgx/enclave", attrs);
+	return seed_create_at(e, "/dev/sgx/enclave", attrs, -1);
 }
 
 /* The v22 ADD_PAGE of the image's page at @off with SECINFO.FLAGS @flags,
@@ -174,7 +182,7 @@ static int seed_init(struct shim_encl *e, uint64_t attrs, bool corrupt)
 
 static int seed_build_at(struct shim_encl *e, const char *dev)
 {
-	int ret = seed_create_at(e, dev, SHIM_ENCL_ATTRS);
+	int ret = seed_create_at(e, dev, SHIM_ENCL_ATTRS, -1);
 
 	if (!ret)
 		ret = seed_add(e);
@@ -481,6 +489,19 @@ TEST(seed_set_attribute_before_create)
 	prov.fd = (uint64_t)pfd;
 	CHECK_EQ(ioctl(e.fd, SEED_IOC_SET_ATTRIBUTE, &prov), 0);
 	CHECK_EQ(seed_init(&e, SHIM_ENCL_ATTRS | SGX_ATTR_PROVISIONKEY, false), 0);
+
+	/* A grant before CREATE: the enclave's API is not known yet, and
+	 * CREATE drops it as mainline's does; the first ADD_PAGE (v22)
+	 * brings it back, mainline's ADD_PAGES does not. */
+	REQUIRE_EQ(seed_create_at(&e, "/dev/sgx/enclave", SHIM_ENCL_ATTRS |
+				  SGX_ATTR_PROVISIONKEY, pfd), 0);
+	REQUIRE_EQ(seed_add(&e), 0);
+	CHECK_EQ(seed_init(&e, SHIM_ENCL_ATTRS | SGX_ATTR_PROVISIONKEY, false), 0);
+	REQUIRE_EQ(seed_create_at(&e, "/dev/sgx/enclave", SHIM_ENCL_ATTRS |
+				  SGX_ATTR_PROVISIONKEY, pfd), 0);
+	REQUIRE_EQ(shim_encl_add(&e), 0);
+	CHECK_EQ(shim_encl_init(&e, key(), SHIM_ENCL_ATTRS |
+				SGX_ATTR_PROVISIONKEY), -EACCES);
 }
 
 /* Closing every fd and unmapping every window releases the enclave. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The platform secrets file (src/engine/secrets.c) and the two variables
+ * The platform secrets file (src/base/secrets.c) and the two variables
  * that override parts of it. Input: one byte of switches, a length byte
  * and that many bytes of $SGXEMU_CPUSVN, the same for
  * $SGXEMU_OWNER_EPOCH, then the file's content, written to a private
@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "engine/secrets.h"
+#include "base/secrets.h"
 
 static char path[256];
 

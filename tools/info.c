@@ -16,7 +16,7 @@
 
 #include "engine/cpuid.h"
 #include "engine/engine.h"
-#include "engine/secrets.h"
+#include "base/secrets.h"
 #include "cli.h"
 #include "commands.h"
 #include "cpu/cpu.h"

@@ -19,7 +19,7 @@
 #include "attest/aesm.h"
 #include "attest/attest.h"
 #include "sgxemu/attest.h"
-#include "engine/why.h"
+#include "base/why.h"
 
 #define CLIENT_TIMEOUT_S	30
 

@@ -16,7 +16,7 @@
 
 #include <openssl/pem.h>
 
-#include "engine/why.h"
+#include "base/why.h"
 #include "attest/attest.h"
 #include "attest/ecdsa.h"
 #include "sgxemu/attest.h"

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "attest/json.h"
-#include "engine/hex.h"
+#include "base/hex.h"
 
 struct parser {
 	struct json_doc *doc;

@@ -16,7 +16,7 @@
 
 #include "attest/attest.h"
 #include "attest/pccs.h"
-#include "engine/hex.h"
+#include "base/hex.h"
 
 static int text(struct sgx_pccs_reply *r, unsigned status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

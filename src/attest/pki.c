@@ -19,7 +19,7 @@
 #include <openssl/pem.h>
 #include <openssl/x509v3.h>
 
-#include "engine/why.h"
+#include "base/why.h"
 #include "attest/pki.h"
 
 #define CDP_ROOT "https://localhost:8081/sgx/certification/v4/rootcacrl"

@@ -12,11 +12,11 @@
 
 #include <openssl/crypto.h>
 
-#include "engine/why.h"
+#include "base/why.h"
 #include "attest/attest.h"
 #include "attest/ecdsa.h"
 #include "attest/quote.h"
-#include "engine/secrets.h"
+#include "base/secrets.h"
 #include "sgxemu/attest.h"
 
 const uint8_t sgx_fmspc[6] = { 'S', 'G', 'X', 'E', 'M', 'U' };

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "attest/quote.h"
-#include "engine/why.h"
+#include "base/why.h"
 
 const uint8_t sgx_qe_vendor_id[16] = {
 	0x93, 0x9a, 0x72, 0x33, 0xf7, 0x9c, 0x4c, 0xa9,

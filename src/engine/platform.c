@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "engine/engine.h"
-#include "engine/hex.h"
-#include "engine/secrets.h"
+#include "base/hex.h"
+#include "base/secrets.h"
 
 struct sgxemu_platform sgxemu__platform;
 

@@ -25,8 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/hex.h"
-#include "engine/secrets.h"
+#include "base/hex.h"
+#include "base/secrets.h"
 #include "lsm/policy.h"
 
 #define MAX_POLICY_SIZE	(1 << 20)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The emulated platform comes up whatever the environment holds
-# (src/engine/secrets.c sgx_state_path): with no HOME it keeps its secrets
+# (src/base/secrets.c sgx_state_path): with no HOME it keeps its secrets
 # under the password database's home, for a user without one in
 # /var/tmp/sgxemu-<uid> (0700, refused when it is not the user's own);
 # sealing keys stay the same across runs (the platform id is a MAC under

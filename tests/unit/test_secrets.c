@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "engine/secrets.h"
+#include "base/secrets.h"
 
 static char dir[256];
 static char path[320];

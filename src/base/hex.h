@@ -5,8 +5,8 @@
  * this: it skips blanks, takes a sign ("-1" reads as ff) and "0x", and
  * reads past the end of a short string.
  */
-#ifndef SGXEMU_ENGINE_HEX_H
-#define SGXEMU_ENGINE_HEX_H
+#ifndef SGXEMU_BASE_HEX_H
+#define SGXEMU_BASE_HEX_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -15,4 +15,4 @@
  * (@out untouched). */
 int sgx_unhex(const char *s, uint8_t *out, size_t n);
 
-#endif /* SGXEMU_ENGINE_HEX_H */
+#endif /* SGXEMU_BASE_HEX_H */

@@ -24,9 +24,9 @@
 
 #include <openssl/evp.h>
 
-#include "engine/hex.h"
-#include "engine/secrets.h"
-#include "engine/why.h"
+#include "base/hex.h"
+#include "base/secrets.h"
+#include "base/why.h"
 
 #define SECRETS_MAGIC		"SGXEMUPS"
 #define SECRETS_VERSION		1

@@ -7,8 +7,8 @@
  * never silently replaced: replacing it would make every sealed blob
  * unreadable without saying why.
  */
-#ifndef SGXEMU_ENGINE_SECRETS_H
-#define SGXEMU_ENGINE_SECRETS_H
+#ifndef SGXEMU_BASE_SECRETS_H
+#define SGXEMU_BASE_SECRETS_H
 
 #include <stddef.h>
 
@@ -48,4 +48,4 @@ int sgx_secrets_load(const char *path, struct sgx_platform_keys *keys,
 int sgx_secrets_fingerprint(const struct sgx_platform_keys *keys,
 			    char out[33]);
 
-#endif /* SGXEMU_ENGINE_SECRETS_H */
+#endif /* SGXEMU_BASE_SECRETS_H */

@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "engine/hex.h"
+#include "base/hex.h"
 
 static int nibble(char c)
 {

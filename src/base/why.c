@@ -3,7 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "engine/why.h"
+#include "base/why.h"
 
 int sgx_fail(char *why, size_t whylen, int ret, const char *fmt, ...)
 {

@@ -6,7 +6,7 @@ AUDIT_SO := $(B)/libsgxemu-audit.so
 ALL_TARGETS += $(AUDIT_SO)
 
 $(AUDIT_SO): $(B)/src/shim/audit/audit.o
-	$(CC) -shared $(LDFLAGS) -o $@ $^ -ldl -Wl,-z,noexecstack
+	$(CC) -shared $(filter-out $(SAN),$(LDFLAGS)) -o $@ $^ -ldl -Wl,-z,noexecstack
 
 all: $(AUDIT_SO)
 

@@ -217,4 +217,23 @@ has sgxgdb sgx_gdb_next_line '^65[[:space:]]+assert\(arr\[i\] == i\);'
 has sgxgdb sgx_gdb_print_local '^\$2 = 0$'
 has sgxgdb sgx_gdb_enclave_write_seen '^\$3 = 3$'
 has sgxgdb sgx_gdb_sample_completes 'Info: SampleEnclave successfully returned.'
+
+# 7. sgx-gdb and an enclave exception: the SDK test enclave's ud2, ud2 and
+# divide error (tests/sdk, handled by sgx_register_exception_handler).
+# gdb stops at the faulting enclave instruction with the enclave's stack,
+# as with a DEBUG enclave on hardware; continuing hands each to the SDK.
+if ! bash "$(dirname "$0")/../sdk/build.sh" "$D" "$D/own" > "$T/sdk-own.out" 2>&1; then
+	bad sgx_gdb_exception_setup "$(tail -n 5 "$T/sdk-own.out")"
+	finish
+fi
+(cd "$D/own" && LD_LIBRARY_PATH="$D/psw/lib" \
+	timeout 300 "$D/sgxsdk/bin/sgx-gdb" -batch -x "$ABS_B/sgxemu.gdb" \
+	-ex run -ex bt -ex 'x/i $pc' -ex continue -ex continue -ex continue \
+	--args "$ABS_B/sgxemu" run ./app encl.signed.so exceptions) \
+	> "$T/sgxgdb-exc.out" 2>&1
+has sgxgdb-exc sgx_gdb_exception_stops_in_enclave '\(signal SIGILL\), 0x[0-9a-f]+ in ecall_exceptions \(\)'
+has sgxgdb-exc sgx_gdb_exception_enclave_stack '^#[0-9]+ .* in enclave_entry \(\)'
+has sgxgdb-exc sgx_gdb_exception_faulting_instruction '^=> 0x[0-9a-f]+ <ecall_exceptions\+[0-9]+>:[[:space:]]+ud2'
+has sgxgdb-exc sgx_gdb_exception_divide_error 'received signal SIGFPE'
+has sgxgdb-exc sgx_gdb_exception_handled_after 'ok exceptions_handled_in_enclave'
 finish

@@ -432,6 +432,11 @@ static int raw_exec_sh(void)
 TEST(raw_execve_carries_the_shim)
 {
 	NEED_SHIM();
+#if defined(__SANITIZE_ADDRESS__)
+	/* The emptied environment loses the ASAN_OPTIONS an ASan build's
+	 * shim needs to load into /bin/sh; make test runs this. */
+	test_skip("sanitizer build: raw execve with an empty environment");
+#endif
 	CHECK_EQ(in_child(raw_exec_sh), 0);
 }
 

@@ -9,5 +9,8 @@ pass=0 fail=0 skip=0
 ok()  { echo "ok $1"; pass=$((pass + 1)); }
 bad() { echo "FAIL $1: $2"; fail=$((fail + 1)); }
 skp() { echo "skip $1: $2"; skip=$((skip + 1)); }
+# An ASan build (make asan): its shim needs ASAN_OPTIONS in the program's
+# environment, so cases that empty the environment cannot run there.
+asan_build() { ldd "$B/libsgxemu.so" 2>/dev/null | grep -q libasan; }
 # The closing line; the exit status says whether anything failed.
 finish() { echo "$pass passed, $fail failed, $skip skipped"; [ "$fail" -eq 0 ]; exit; }

@@ -93,12 +93,7 @@ encl_entry:
 	cmp	$AEXN_EDECCSSA, %rdi
 	je	cmd_edeccssa
 exit:
-	mov	%fs:FS_HOST_RSP, %rsp
-	mov	%fs:FS_HOST_RBP, %rbp
-	mov	%fs:FS_RET, %rbx
-	mov	$4, %eax		/* EEXIT */
-	ENCLU
-	ud2
+	ENCL_EEXIT
 
 /* RAX = SSA[0]'s GPRSGX, from the TCS in %fs:FS_TCS. */
 	.macro GPR0
@@ -190,9 +185,4 @@ restore_end:
 
 unexpected_exception:
 	mov	$0xe0e0, %edx
-	mov	%fs:FS_HOST_RSP, %rsp
-	mov	%fs:FS_HOST_RBP, %rbp
-	mov	%fs:FS_RET, %rbx
-	mov	$4, %eax
-	ENCLU
-	ud2
+	ENCL_EEXIT

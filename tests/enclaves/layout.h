@@ -97,6 +97,17 @@
 	.long 0xffffffff	/* GSLIMIT */
 	.fill 4024, 1, 0
 	.endm
+
+/* Back to the host's stack (saved in the FS page at entry) and EEXIT to
+ * the return address. */
+	.macro ENCL_EEXIT
+	mov	%fs:FS_HOST_RSP, %rsp
+	mov	%fs:FS_HOST_RBP, %rbp
+	mov	%fs:FS_RET, %rbx
+	mov	$4, %eax		/* EEXIT */
+	.byte 0x0f, 0x01, 0xd7		/* ENCLU */
+	ud2
+	.endm
 #endif
 
 #endif

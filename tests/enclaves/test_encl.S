@@ -117,12 +117,7 @@ encl_entry:
 	je	cmd_eexit_to
 	/* CMD_NOP and unknown commands: straight back. */
 exit:
-	mov	%fs:FS_HOST_RSP, %rsp
-	mov	%fs:FS_HOST_RBP, %rbp
-	mov	%fs:FS_RET, %rbx
-	mov	$4, %eax		/* EEXIT */
-	ENCLU
-	ud2
+	ENCL_EEXIT
 
 handler:
 	mov	%rdi, %r12		/* 1: clobber the AVX-512 state too */

@@ -340,7 +340,7 @@ static int info_main(int argc, char **argv)
 	printf("engine:           native (enclave code runs on the host thread; "
 	       "each ENCLU is the host's trap below); guard mode %s\n",
 	       sgxemu_guard() ? "on" : "off");
-	tick = sgxemu__parse_tick(getenv("SGXEMU_AEX_TICK"));
+	tick = sgxemu__platform.aex_tick_ns;
 	if (tick)
 		printf("AEX tick:         every %llu us of a thread's CPU time "
 		       "(the timer interrupt's AEX)\n",

@@ -64,10 +64,8 @@ int sgxemu__cpuid_model_env(struct sgxemu_cpuid_model *m)
 	}
 	if ((v = getenv("SGXEMU_EPC_SECTIONS")) != NULL)
 		cfg.nr_sections = (unsigned)atoi(v);
-	v = getenv("SGXEMU_SGX2");
-	cfg.sgx2 = !v || !*v || strcmp(v, "0") != 0;
-	v = getenv("SGXEMU_AEXNOTIFY");
-	cfg.aexnotify = !v || !*v || strcmp(v, "0") != 0;
+	cfg.sgx2 = sgxemu__env_flag("SGXEMU_SGX2", 1);
+	cfg.aexnotify = sgxemu__env_flag("SGXEMU_AEXNOTIFY", 1);
 	v = getenv("SGXEMU_LAUNCH_CONTROL");
 	if (v && *v) {
 		if (!strcmp(v, "locked"))

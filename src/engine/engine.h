@@ -304,6 +304,9 @@ int sgxemu__platform_threads(void);
 
 /* platform.c */
 size_t sgxemu__parse_size(const char *s);
+/* A 0/1 switch from the environment: unset or empty is @dflt, "0" off,
+ * anything else on. */
+int sgxemu__env_flag(const char *name, int dflt);
 struct sgxemu_platform {
 	struct sgx_cpu cpu;
 	bool guard;

@@ -48,7 +48,7 @@ size_t sgxemu__parse_size(const char *s)
 	return ((size_t)v) & ~(SGX_PAGE_SIZE - 1);
 }
 
-static int env_flag(const char *name, int dflt)
+int sgxemu__env_flag(const char *name, int dflt)
 {
 	const char *v = getenv(name);
 
@@ -155,9 +155,9 @@ static int platform_create(void)
 	cc.nr_sections = pending.nr_sections;
 	if (!cc.nr_sections && (v = getenv("SGXEMU_EPC_SECTIONS")) != NULL)
 		cc.nr_sections = (unsigned)atoi(v);
-	cc.sgx2 = pending.sgx2 >= 0 ? pending.sgx2 : env_flag("SGXEMU_SGX2", 1);
+	cc.sgx2 = pending.sgx2 >= 0 ? pending.sgx2 : sgxemu__env_flag("SGXEMU_SGX2", 1);
 	cc.aexnotify = pending.aexnotify >= 0 ?
-		pending.aexnotify : env_flag("SGXEMU_AEXNOTIFY", 1);
+		pending.aexnotify : sgxemu__env_flag("SGXEMU_AEXNOTIFY", 1);
 	ret = sgx_cpu_init(&sgxemu__platform.cpu, &cc);
 	if (ret)
 		return ret;
@@ -167,10 +167,10 @@ static int platform_create(void)
 	if (ret)
 		goto fail;
 	sgxemu__platform.guard = pending.guard >= 0 ?
-		pending.guard : env_flag("SGXEMU_GUARD", 0);
+		pending.guard : sgxemu__env_flag("SGXEMU_GUARD", 0);
 	sgxemu__platform.host_enclu = pending.host_enclu >= 0 ?
-		pending.host_enclu : env_flag("SGXEMU_HOST_ENCLU", 1);
-	sgxemu__platform.debug = env_flag("SGXEMU_DEBUG", 0);
+		pending.host_enclu : sgxemu__env_flag("SGXEMU_HOST_ENCLU", 1);
+	sgxemu__platform.debug = sgxemu__env_flag("SGXEMU_DEBUG", 0);
 	sgxemu__traps_init();
 	sgxemu__enclu_patch_init();
 	v = getenv("SGXEMU_AEX_TICK");

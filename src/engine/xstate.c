@@ -29,35 +29,35 @@
 
 #include "engine/engine.h"
 
-static uint64_t host_xcr0;	/* 0: nothing to do (no XSAVE, too large) */
+/* The host's features that can be hidden from an enclave: beyond x87 and
+ * SSE, with a known place in the image that fits the stash. Set once, so
+ * that entries only mask it; 0: nothing to do (no XSAVE, too large). */
+static uint64_t hideable;
 
 void sgxemu__xstate_init(void)
 {
 	uint64_t xcr0 = sgx_host_xcr0();
+	uint64_t mask = xcr0 & ~(uint64_t)SGX_XFRM_LEGACY;
 	uint32_t end = 576;
 
-	for (unsigned i = 2; i < 64; i++)
-		if ((xcr0 & (1ULL << i)) &&
-		    sgx_xsave_layout.offset[i] + sgx_xsave_layout.size[i] > end)
-			end = sgx_xsave_layout.offset[i] + sgx_xsave_layout.size[i];
-	host_xcr0 = end <= SGXEMU_XSTASH_SIZE ? xcr0 : 0;
-}
-
-/* The features to hide from an enclave with @xfrm (x87 and SSE never). */
-static uint64_t beyond_xfrm(uint64_t xfrm)
-{
-	uint64_t mask = host_xcr0 & ~xfrm & ~(uint64_t)SGX_XFRM_LEGACY;
-
-	/* Only the ones whose place in the image is known and fits. */
 	for (unsigned i = 2; i < 64; i++) {
-		uint32_t end = sgx_xsave_layout.offset[i] +
-			       sgx_xsave_layout.size[i];
+		uint32_t e = sgx_xsave_layout.offset[i] +
+			     sgx_xsave_layout.size[i];
 
-		if ((mask & (1ULL << i)) &&
-		    (!sgx_xsave_layout.size[i] || end > SGXEMU_XSTASH_SIZE))
+		if (!(xcr0 & (1ULL << i)))
+			continue;
+		if (e > end)
+			end = e;
+		if (!sgx_xsave_layout.size[i] || e > SGXEMU_XSTASH_SIZE)
 			mask &= ~(1ULL << i);
 	}
-	return mask;
+	hideable = end <= SGXEMU_XSTASH_SIZE ? mask : 0;
+}
+
+/* The features to hide from an enclave with @xfrm. */
+static uint64_t beyond_xfrm(uint64_t xfrm)
+{
+	return hideable & ~xfrm;
 }
 
 /* The signal frame's XSAVE image and its size (0: none, or FXSAVE only). */

@@ -16,7 +16,7 @@
 
 #include "../tests/enclaves/sgx2_encl.h"
 #include "sgxemu/sgxemu.h"
-#include "seed_key.h"
+#include "signing_key.h"
 
 #define HEAP_BYTES	(64UL << 20)
 #define ELRANGE		(128UL << 20)
@@ -51,7 +51,7 @@ int main(int argc, char **argv)
 		printf("eaug ratio=nan target=3.0\n");
 		return 1;
 	}
-	key = shim_load_key(seed_key_path());
+	key = shim_load_key(test_signing_key());
 	r = key ? sgx2_encl_build(&e, key, ELRANGE) : -ENOKEY;
 	if (r) {
 		fprintf(stderr, "eaug: enclave build failed: %s\n", strerror(-r));

@@ -17,7 +17,7 @@
 
 #include "../tests/enclaves/shim_encl.h"
 #include "sgxemu/sgxemu.h"
-#include "seed_key.h"
+#include "signing_key.h"
 
 
 static double now_ns(void)
@@ -84,7 +84,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	key = shim_load_key(seed_key_path());
+	key = shim_load_key(test_signing_key());
 	ret = key ? shim_encl_build(&e, key) : -ENOKEY;
 	if (ret || !shim_vdso_fn) {
 		printf("ecall_vdso: enclave build failed: %s\n",

@@ -13,34 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/auxv.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
-static const char *test_build_dir(void)
-{
-	const char *b = getenv("B");
-
-	return b && *b ? b : "build";
-}
-
-static const char *test_shared_path(const char *rel)
-{
-	static char path[4096];
-	const char *roots[] = { getenv("SGXEMU_SHARED"), "../shared",
-				"../../shared" };
-	struct stat st;
-
-	for (size_t i = 0; i < sizeof(roots) / sizeof(*roots); i++) {
-		if (!roots[i])
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", roots[i], rel);
-		if (!stat(path, &st))
-			return path;
-	}
-	return NULL;
-}
+#include "signing_key.h"
 
 static inline uint64_t now_ns(void)
 {

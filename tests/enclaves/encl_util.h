@@ -2,8 +2,8 @@
 /*
  * Loading the engine's test enclaves (and the seed's) through the public C
  * API, for tests and benchmarks: pick a free aligned ELRANGE, EADD every
- * page with its permissions, sign the measurement with the seed selftest's
- * key (test-side OpenSSL), EINIT.
+ * page with its permissions, sign the measurement with the build's own key
+ * (test_signing_key(), test-side OpenSSL), EINIT.
  */
 #ifndef SGXEMU_TEST_ENCL_UTIL_H
 #define SGXEMU_TEST_ENCL_UTIL_H
@@ -23,7 +23,6 @@
 #include "meas_log.h"
 #include "sgxemu/sgxemu.h"
 
-#define SEED_KEY "seed-tree/tools/testing/selftests/x86/sgx/signing_key.pem"
 
 static inline void *tu_read(const char *path, size_t *size)
 {
@@ -216,8 +215,8 @@ static inline struct sgxemu_enclave *tu_load_layout_attr(const char *path,
 	}
 	sig = aligned_alloc(4096, 4096);
 	if (!sig || tu_sigstruct(mr, &secs, sig,
-				 test_shared_path(SEED_KEY))) {
-		*why = "signing failed (seed key missing?)";
+				 test_signing_key())) {
+		*why = "signing failed (the build's key, tests/lib/test.h)";
 		goto fail;
 	}
 	if (sgxemu_enclave_init(e, sig, NULL, &err)) {

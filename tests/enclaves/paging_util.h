@@ -83,7 +83,7 @@ static inline const char *pload(struct pencl *p, uint64_t heap_mib)
 		goto out;
 	}
 	sig = aligned_alloc(4096, 4096);
-	if (!sig || tu_sigstruct(mr, &secs, sig, test_shared_path(SEED_KEY))) {
+	if (!sig || tu_sigstruct(mr, &secs, sig, test_signing_key())) {
 		why = "signing failed";
 		goto out;
 	}

@@ -323,9 +323,9 @@ static char shim_key_why[600];
 
 /*
  * The signing key from @pem, or NULL with the reason in shim_key_why: a
- * missing key is the caller's to report (a test skips, saying so). A
- * made-up key would sign just as well and hide that the tests no longer
- * use the key they name.
+ * missing key is the caller's to report (the build makes the tests' key,
+ * so a test fails without it). A made-up key would sign just as well and
+ * hide that the tests no longer use the key they name.
  */
 SHIM_FN EVP_PKEY *shim_load_key(const char *pem)
 {
@@ -334,7 +334,7 @@ SHIM_FN EVP_PKEY *shim_load_key(const char *pem)
 
 	if (!pem) {
 		snprintf(shim_key_why, sizeof(shim_key_why),
-			 "signing key not found (no ../shared: set SGXEMU_SHARED)");
+			 "signing key not found (make keys builds it; tests/lib/test.h)");
 		return NULL;
 	}
 	if (!f) {

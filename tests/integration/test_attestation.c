@@ -54,7 +54,7 @@ static bool build_keys(struct keys_encl *k, uint8_t variant, uint16_t isvsvn,
 
 	tm_init(&log, 1, L_SIZE);
 	if (!key_path)
-		key_path = test_shared_path(SEED_KEY);
+		key_path = test_signing_key();
 	snprintf(path, sizeof(path), "%s/enclaves/keys_encl.bin", test_build_dir());
 	img = tu_read(path, &size);
 	if (!img) {
@@ -445,7 +445,7 @@ TEST(locked_launch_control_with_and_without_a_token)
 	struct sgx_sigstruct *le_sig = aligned_alloc(4096, 4096);
 	struct sgx_sigstruct *sig = aligned_alloc(4096, 4096);
 	struct sgx_einittoken *tok = aligned_alloc(512, 512);
-	const char *other_key = test_shared_path("vectors/rust-sgx/sig1.key.pem");
+	const char *other_key = test_other_key();
 	struct sgxemu_enclave_info app_info;
 	struct sgx_keyrequest req;
 	struct sgx_targetinfo ti;
@@ -456,8 +456,8 @@ TEST(locked_launch_control_with_and_without_a_token)
 	int err = 0;
 
 	REQUIRE(le_sig && sig && tok && other_key);
-	/* Lock the MSRs to the seed key's hash before the platform exists. */
-	REQUIRE(mrsigner_of(test_shared_path(SEED_KEY), le_mrsigner));
+	/* Lock the MSRs to the signing key's hash before the platform exists. */
+	REQUIRE(mrsigner_of(test_signing_key(), le_mrsigner));
 	hex32(le_mrsigner, hex);
 	setenv("SGXEMU_LAUNCH_CONTROL", "locked", 1);
 	setenv("SGXEMU_LE_HASH", hex, 1);

@@ -27,7 +27,6 @@
 #include "sgxemu/arch.h"
 #include "test.h"
 
-#define SEED_KEY "seed-tree/tools/testing/selftests/x86/sgx/signing_key.pem"
 
 static ssize_t (*lib_pread)(int, void *, size_t, off_t);
 static ssize_t (*lib_pwrite)(int, const void *, size_t, off_t);
@@ -60,7 +59,7 @@ static void need_lib(void)
  * enclave loaded. */
 static bool spawn_epc(struct child *c, bool debug, const char *epc)
 {
-	const char *b = test_build_dir(), *key = test_shared_path(SEED_KEY);
+	const char *b = test_build_dir(), *key = test_signing_key();
 	char cli[4096], host[4096], bin[4096], line[128], path[64];
 	int in[2], out[2];
 	ssize_t n = 0;

@@ -27,7 +27,6 @@
 #include "driver/paging.h"
 #include "sgxemu/sgxemu.h"
 
-#define SEED_KEY "seed-tree/tools/testing/selftests/x86/sgx/signing_key.pem"
 
 struct encl {
 	struct sgx_file *f;
@@ -66,7 +65,7 @@ static const struct sgx2_dev driver_dev = { dev_ioctl, dev_mmap };
 /* sgx2_encl_build() through the driver instead of the shim's libc. */
 static int build(struct encl *x)
 {
-	EVP_PKEY *key = shim_load_key(test_shared_path(SEED_KEY));
+	EVP_PKEY *key = shim_load_key(test_signing_key());
 	int ret;
 
 	if (!key)

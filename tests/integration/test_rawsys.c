@@ -150,10 +150,9 @@ TEST(raw_windows_keep_to_elrange_after_init)
 	int r;
 
 	NEED_SHIM();
-	key = shim_load_key(test_shared_path(
-		"seed-tree/tools/testing/selftests/x86/sgx/signing_key.pem"));
+	key = shim_load_key(test_signing_key());
 	if (!key)
-		test_skip("%s", shim_key_why);
+		test_abort("%s", shim_key_why);
 	r = shim_encl_build(&e, key);
 	REQUIRE_EQ(r, 0);
 	below = e.base - 4096;

@@ -19,7 +19,6 @@
 #include "test.h"
 #include "engine/engine.h"
 
-#define SEED_KEY "seed-tree/tools/testing/selftests/x86/sgx/signing_key.pem"
 #define REG_RW	(SGX_SECINFO_REG | SGX_SECINFO_R | SGX_SECINFO_W)
 #define EFL_ZF	0x40
 
@@ -38,7 +37,7 @@ static EVP_PKEY *key(void)
 	static EVP_PKEY *k;
 
 	if (!k)
-		k = shim_load_key(test_shared_path(SEED_KEY));
+		k = shim_load_key(test_signing_key());
 	return k;
 }
 

@@ -29,7 +29,6 @@
 #include <dlfcn.h>
 #include "test.h"
 
-#define SEED_KEY "seed-tree/tools/testing/selftests/x86/sgx/signing_key.pem"
 
 static const char *no_shim;
 
@@ -54,9 +53,9 @@ static EVP_PKEY *key(void)
 	static EVP_PKEY *k;
 
 	if (!k)
-		k = shim_load_key(test_shared_path(SEED_KEY));
+		k = shim_load_key(test_signing_key());
 	if (!k)
-		test_skip("%s", shim_key_why);
+		test_abort("%s", shim_key_why);
 	return k;
 }
 

@@ -15,7 +15,6 @@
 #include "../enclaves/shim_encl.h"
 #include "test.h"
 
-#define SEED_KEY "seed-tree/tools/testing/selftests/x86/sgx/signing_key.pem"
 
 /* v22 structures (seed-tree arch/x86/include/uapi/asm/sgx.h). */
 struct seed_add_page {
@@ -77,9 +76,9 @@ static EVP_PKEY *key(void)
 	static EVP_PKEY *k;
 
 	if (!k)
-		k = shim_load_key(test_shared_path(SEED_KEY));
+		k = shim_load_key(test_signing_key());
 	if (!k)
-		test_skip("%s", shim_key_why);
+		test_abort("%s", shim_key_why);
 	return k;
 }
 

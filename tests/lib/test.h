@@ -22,8 +22,21 @@ void test_register(const char *name, test_fn fn);
 void test_fail(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void test_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* Fail the running test now, saying why: for what the build should have
+ * made (its signing key), where a skip would hide a broken build. */
+void test_abort(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 /* Path of a file under ../shared (the seeds, vectors); NULL if missing. */
 const char *test_shared_path(const char *rel);
+/*
+ * The suite's enclave signing key, RSA-3072 with exponent 3, which the
+ * build makes itself (mk/keys.mk: $B/keys/signing_key.pem; "other" gives
+ * a second signer, $B/keys/other_key.pem), or $SGXEMU_TEST_KEY and
+ * $SGXEMU_TEST_OTHER_KEY. NULL, after one line on stderr naming the file,
+ * when it cannot be read: a test then fails rather than skips, since the
+ * key is part of the build.
+ */
+const char *test_signing_key(void);
+const char *test_other_key(void);
 /* The build directory ($B, default "build"). */
 const char *test_build_dir(void);
 /* Read a whole file; returns malloc'd data and its size, or NULL. */

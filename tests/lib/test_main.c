@@ -76,6 +76,19 @@ void test_skip(const char *fmt, ...)
 	_exit(SKIP_EXIT);
 }
 
+void test_abort(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stdout, "    ");
+	va_start(ap, fmt);
+	vfprintf(stdout, fmt, ap);
+	va_end(ap);
+	fputc('\n', stdout);
+	fflush(stdout);
+	_exit(1);	/* as test_skip(), without exit handlers */
+}
+
 /* Wait for @pid, killing it after TEST_TIMEOUT_S seconds. */
 static int wait_child(pid_t pid, bool *timed_out)
 {

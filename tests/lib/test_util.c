@@ -4,10 +4,13 @@
  * shared files, whole-file reads, hex. Apart from test_main.c so that
  * programs with a main() of their own (tests/stress/) can link them.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "test.h"
 
@@ -37,6 +40,39 @@ const char *test_shared_path(const char *rel)
 		}
 	}
 	return NULL;
+}
+
+static const char *key_file(const char *env, const char *name, char *buf,
+			    size_t len)
+{
+	const char *path = getenv(env);
+
+	if (!path || !*path) {
+		snprintf(buf, len, "%s/keys/%s", test_build_dir(), name);
+		path = buf;
+	}
+	if (access(path, R_OK)) {
+		fprintf(stderr, "test: signing key %s: %s (the build makes it: "
+			"make %s, or set %s)\n", path, strerror(errno),
+			path, env);
+		return NULL;
+	}
+	return path;
+}
+
+const char *test_signing_key(void)
+{
+	static char buf[4096];
+
+	return key_file("SGXEMU_TEST_KEY", "signing_key.pem", buf, sizeof(buf));
+}
+
+const char *test_other_key(void)
+{
+	static char buf[4096];
+
+	return key_file("SGXEMU_TEST_OTHER_KEY", "other_key.pem", buf,
+			sizeof(buf));
 }
 
 void *test_read_file(const char *path, size_t *size)

@@ -49,8 +49,8 @@ static struct sgx_sigstruct *tiny_sig(uint64_t flags)
 	struct sgx_sigstruct *sig = tiny_sig(STD_FLAGS); \
 	struct sgx_einittoken *tok = t_token(); \
 	REQUIRE(tiny(&cpu, STD_FLAGS, 0)); \
-	REQUIRE(t_sign_sig1(sig)); \
-	REQUIRE(t_set_lehash(&cpu, T_SIG1_MRSIGNER)); (void)tok
+	REQUIRE(t_sign_key(sig)); \
+	REQUIRE(t_set_lehash(&cpu, t_key_mrsigner())); (void)tok
 
 #define EINIT() sgx_einit(&cpu, sig, t_epc(&cpu, 0), tok)
 
@@ -63,7 +63,7 @@ TEST(einit_ok)
 	REQUIRE_EQ(EINIT(), 0);
 	secs = t_epc(&cpu, 0);
 	CHECK(t_hex_eq(secs->mrenclave, TINY_MRENCLAVE, 32));
-	CHECK(t_hex_eq(secs->mrsigner, T_SIG1_MRSIGNER, 32));
+	CHECK(t_hex_eq(secs->mrsigner, t_key_mrsigner(), 32));
 	CHECK_EQ(secs->isvprodid, 0x1234);
 	CHECK_EQ(secs->isvsvn, 7);
 	CHECK_EQ(secs->attributes.flags, STD_FLAGS | SGX_ATTR_INIT);
@@ -123,7 +123,7 @@ TEST(einit_header_type_bit_sig_struct)
 	SETUP();
 
 	sig->header.header[15] = 0x80;
-	REQUIRE(t_sign_sig1(sig));
+	REQUIRE(t_sign_key(sig));
 	CHECK_EQ(EINIT(), SGX_INVALID_SIG_STRUCT);
 }
 
@@ -132,7 +132,7 @@ TEST(einit_vendor_sig_struct)
 	SETUP();
 
 	sig->header.vendor = 1;
-	REQUIRE(t_sign_sig1(sig));
+	REQUIRE(t_sign_key(sig));
 	CHECK_EQ(EINIT(), SGX_INVALID_SIG_STRUCT);
 }
 
@@ -141,7 +141,7 @@ TEST(einit_vendor_intel_ok)
 	SETUP();
 
 	sig->header.vendor = 0x8086;
-	REQUIRE(t_sign_sig1(sig));
+	REQUIRE(t_sign_key(sig));
 	CHECK_EQ(EINIT(), 0);
 }
 
@@ -150,7 +150,7 @@ TEST(einit_header2_sig_struct)
 	SETUP();
 
 	sig->header.header2[12] = 2;
-	REQUIRE(t_sign_sig1(sig));
+	REQUIRE(t_sign_key(sig));
 	CHECK_EQ(EINIT(), SGX_INVALID_SIG_STRUCT);
 }
 
@@ -167,18 +167,18 @@ TEST(einit_reserved_sig_struct)
 	SETUP();
 
 	sig->header.reserved1[83] = 1;
-	REQUIRE(t_sign_sig1(sig));
+	REQUIRE(t_sign_key(sig));
 	CHECK_EQ(EINIT(), SGX_INVALID_SIG_STRUCT);
 	sig->header.reserved1[83] = 0;
 	sig->body.reserved2[0] = 1;
-	REQUIRE(t_sign_sig1(sig));
+	REQUIRE(t_sign_key(sig));
 	CHECK_EQ(EINIT(), SGX_INVALID_SIG_STRUCT);
 	sig->body.reserved2[0] = 0;
 	sig->body.reserved3[15] = 1;
-	REQUIRE(t_sign_sig1(sig));
+	REQUIRE(t_sign_key(sig));
 	CHECK_EQ(EINIT(), SGX_INVALID_SIG_STRUCT);
 	sig->body.reserved3[15] = 0;
-	REQUIRE(t_sign_sig1(sig));
+	REQUIRE(t_sign_key(sig));
 	sig->reserved4[11] = 1;		/* unsigned, still checked */
 	CHECK_EQ(EINIT(), SGX_INVALID_SIG_STRUCT);
 	sig->reserved4[11] = 0;
@@ -297,7 +297,7 @@ TEST(einit_isvfamilyid_without_kss_sig_struct)
 	SETUP();
 
 	sig->body.isvfamilyid[3] = 1;
-	REQUIRE(t_sign_sig1(sig));
+	REQUIRE(t_sign_key(sig));
 	CHECK_EQ(EINIT(), SGX_INVALID_SIG_STRUCT);
 }
 
@@ -310,8 +310,8 @@ TEST(einit_isvfamilyid_with_kss_ok)
 	sig->body.isvfamilyid[3] = 1;
 	sig->body.isvextprodid[0] = 9;
 	REQUIRE(tiny(&cpu, flags, 0));
-	REQUIRE(t_sign_sig1(sig));
-	REQUIRE(t_set_lehash(&cpu, T_SIG1_MRSIGNER));
+	REQUIRE(t_sign_key(sig));
+	REQUIRE(t_set_lehash(&cpu, t_key_mrsigner()));
 	CHECK_EQ(sgx_einit(&cpu, sig, t_epc(&cpu, 0), t_token()), 0);
 	CHECK_EQ(t_ctl(&cpu, 0)->isvfamilyid[3], 1);
 	CHECK_EQ(t_ctl(&cpu, 0)->isvextprodid[0], 9);
@@ -324,7 +324,7 @@ TEST(einit_order_isvfamilyid_before_measurement)
 
 	sig->body.isvfamilyid[0] = 1;
 	sig->body.enclavehash[0] ^= 1;
-	REQUIRE(t_sign_sig1(sig));
+	REQUIRE(t_sign_key(sig));
 	CHECK_EQ(EINIT(), SGX_INVALID_SIG_STRUCT);
 }
 
@@ -333,7 +333,7 @@ TEST(einit_measurement_mismatch)
 	SETUP();
 
 	sig->body.enclavehash[31] ^= 0x80;
-	REQUIRE(t_sign_sig1(sig));
+	REQUIRE(t_sign_key(sig));
 	CHECK_EQ(EINIT(), SGX_INVALID_MEASUREMENT);
 	CHECK(!t_ctl(&cpu, 0)->initialized);
 }
@@ -345,7 +345,7 @@ TEST(einit_retry_after_failure)
 	struct sgx_sigstruct *bad = tiny_sig(STD_FLAGS);
 
 	bad->body.enclavehash[0] ^= 1;
-	REQUIRE(t_sign_sig1(bad));
+	REQUIRE(t_sign_key(bad));
 	CHECK_EQ(sgx_einit(&cpu, bad, t_epc(&cpu, 0), tok), SGX_INVALID_MEASUREMENT);
 	CHECK_EQ(EINIT(), 0);
 }
@@ -367,10 +367,10 @@ TEST(einit_controlled_attribute_wrong_signer)
 	struct sgx_sigstruct *sig = tiny_sig(flags);
 
 	REQUIRE(tiny(&cpu, flags, 0));
-	REQUIRE(t_sign_sig1(sig));
+	REQUIRE(t_sign_key(sig));
 	/* MSRs hold Intel's LE hash (reset value): not this signer */
 	CHECK_EQ(sgx_einit(&cpu, sig, t_epc(&cpu, 0), t_token()), SGX_INVALID_ATTRIBUTE);
-	REQUIRE(t_set_lehash(&cpu, T_SIG1_MRSIGNER));
+	REQUIRE(t_set_lehash(&cpu, t_key_mrsigner()));
 	CHECK_EQ(sgx_einit(&cpu, sig, t_epc(&cpu, 0), t_token()), 0);
 }
 
@@ -383,7 +383,7 @@ TEST(einit_order_measurement_before_controlled)
 
 	REQUIRE(tiny(&cpu, flags, 0));
 	sig->body.enclavehash[5] ^= 1;
-	REQUIRE(t_sign_sig1(sig));
+	REQUIRE(t_sign_key(sig));
 	CHECK_EQ(sgx_einit(&cpu, sig, t_epc(&cpu, 0), t_token()), SGX_INVALID_MEASUREMENT);
 }
 
@@ -393,7 +393,7 @@ TEST(einit_attributes_masked_mismatch)
 
 	/* SECS has DEBUG, the signer says production and masks DEBUG in */
 	sig->body.attributes.flags = SGX_ATTR_MODE64BIT;
-	REQUIRE(t_sign_sig1(sig));
+	REQUIRE(t_sign_key(sig));
 	CHECK_EQ(EINIT(), SGX_INVALID_ATTRIBUTE);
 }
 
@@ -403,7 +403,7 @@ TEST(einit_attributes_unmasked_difference_ok)
 
 	sig->body.attributes.flags = SGX_ATTR_MODE64BIT;
 	sig->body.attributemask.flags = ~SGX_ATTR_DEBUG;
-	REQUIRE(t_sign_sig1(sig));
+	REQUIRE(t_sign_key(sig));
 	CHECK_EQ(EINIT(), 0);
 }
 
@@ -412,10 +412,10 @@ TEST(einit_xfrm_masked_mismatch)
 	SETUP();
 
 	sig->body.attributes.xfrm = SGX_XFRM_LEGACY | SGX_XFRM_AVX;
-	REQUIRE(t_sign_sig1(sig));
+	REQUIRE(t_sign_key(sig));
 	CHECK_EQ(EINIT(), SGX_INVALID_ATTRIBUTE);
 	sig->body.attributemask.xfrm = ~SGX_XFRM_AVX;
-	REQUIRE(t_sign_sig1(sig));
+	REQUIRE(t_sign_key(sig));
 	CHECK_EQ(EINIT(), 0);
 }
 
@@ -426,11 +426,11 @@ TEST(einit_miscselect_masked_mismatch)
 
 	/* MISCSELECT is not measured: same MRENCLAVE, different SECS */
 	REQUIRE(tiny(&cpu, STD_FLAGS, SGX_MISC_EXINFO));
-	REQUIRE(t_sign_sig1(sig));
-	REQUIRE(t_set_lehash(&cpu, T_SIG1_MRSIGNER));
+	REQUIRE(t_sign_key(sig));
+	REQUIRE(t_set_lehash(&cpu, t_key_mrsigner()));
 	CHECK_EQ(sgx_einit(&cpu, sig, t_epc(&cpu, 0), t_token()), SGX_INVALID_ATTRIBUTE);
 	sig->body.miscmask = ~SGX_MISC_EXINFO;
-	REQUIRE(t_sign_sig1(sig));
+	REQUIRE(t_sign_key(sig));
 	CHECK_EQ(sgx_einit(&cpu, sig, t_epc(&cpu, 0), t_token()), 0);
 }
 
@@ -449,7 +449,7 @@ TEST(einit_order_attributes_before_launch)
 	SETUP();
 
 	sig->body.attributes.flags = SGX_ATTR_MODE64BIT;
-	REQUIRE(t_sign_sig1(sig));
+	REQUIRE(t_sign_key(sig));
 	REQUIRE(t_set_lehash(&cpu, INTEL_LE_MRSIGNER));
 	CHECK_EQ(EINIT(), SGX_INVALID_ATTRIBUTE);
 }
@@ -467,7 +467,7 @@ static void make_token(struct sgx_cpu *cpu, struct sgx_einittoken *tok,
 	tok->attributes.flags = flags;
 	tok->attributes.xfrm = SGX_XFRM_LEGACY;
 	test_unhex(TINY_MRENCLAVE, tok->mrenclave, 32);
-	test_unhex(T_SIG1_MRSIGNER, tok->mrsigner, 32);
+	test_unhex(t_key_mrsigner(), tok->mrsigner, 32);
 	memcpy(tok->cpusvnle, cpu->keys.cpusvn, 16);
 	tok->isvprodidle = 0x20;
 	tok->isvsvnle = 1;
@@ -485,7 +485,7 @@ static void make_token(struct sgx_cpu *cpu, struct sgx_einittoken *tok,
 	struct sgx_sigstruct *sig = tiny_sig(STD_FLAGS); \
 	struct sgx_einittoken *tok = t_token(); \
 	REQUIRE(tiny(&cpu, STD_FLAGS, 0)); \
-	REQUIRE(t_sign_sig1(sig)); \
+	REQUIRE(t_sign_key(sig)); \
 	make_token(&cpu, tok, STD_FLAGS)
 
 /* Re-MAC @tok after editing it, as a (malicious or buggy) LE would. */
@@ -515,7 +515,7 @@ TEST(einit_token_debug_le_production_enclave)
 	struct sgx_einittoken *tok = t_token();
 
 	REQUIRE(tiny(&cpu, SGX_ATTR_MODE64BIT, 0));
-	REQUIRE(t_sign_sig1(sig));
+	REQUIRE(t_sign_key(sig));
 	make_token(&cpu, tok, SGX_ATTR_MODE64BIT);
 	tok->maskedattributesle.flags |= SGX_ATTR_DEBUG;
 	CHECK_EQ(EINIT(), SGX_INVALID_EINITTOKEN);

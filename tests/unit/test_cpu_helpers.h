@@ -260,6 +260,44 @@ static inline bool t_sign_sig1(struct sgx_sigstruct *sig)
 	return t_sign(sig, test_shared_path("vectors/rust-sgx/sig1.key.pem"));
 }
 
+/* Sign with the build's own key (test_signing_key()). */
+static inline bool t_sign_key(struct sgx_sigstruct *sig)
+{
+	return t_sign(sig, test_signing_key());
+}
+
+/*
+ * MRSIGNER of the build's key, hex: SHA-256 of the modulus as SIGSTRUCT
+ * stores it (384 bytes, little-endian), by OpenSSL here, not by the code
+ * under test. All zeros when the key is unreadable (EINIT then fails).
+ */
+static inline const char *t_key_mrsigner(void)
+{
+	static char hex[65];
+	const char *path = test_signing_key();
+	uint8_t mod[384], h[32];
+	EVP_PKEY *pk = NULL;
+	BIGNUM *n = NULL;
+	FILE *f;
+
+	if (hex[0])
+		return hex;
+	memset(hex, '0', 64);
+	f = path ? fopen(path, "r") : NULL;
+	if (f) {
+		pk = PEM_read_PrivateKey(f, NULL, NULL, NULL);
+		fclose(f);
+	}
+	if (pk && EVP_PKEY_get_bn_param(pk, OSSL_PKEY_PARAM_RSA_N, &n) &&
+	    BN_bn2lebinpad(n, mod, 384) == 384 &&
+	    EVP_Digest(mod, 384, h, NULL, EVP_sha256(), NULL))
+		for (int i = 0; i < 32; i++)
+			snprintf(hex + 2 * i, 3, "%02x", h[i]);
+	BN_free(n);
+	EVP_PKEY_free(pk);
+	return hex;
+}
+
 /* A zeroed (VALID=0) EINITTOKEN, 512-byte aligned. */
 static inline struct sgx_einittoken *t_token(void)
 {

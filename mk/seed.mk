@@ -10,7 +10,14 @@
 # lib.mk in $(B)/seedmk plus `-I $(B)/seedmk/x/y` (whose ../../ is the stub's
 # directory) satisfies it without touching the seed files.
 
-SEED_DIR ?= ../shared/seed-tree/tools/testing/selftests/x86/sgx
+SEED_DIR_DEFAULT := ../shared/seed-tree/tools/testing/selftests/x86/sgx
+SEED_DIR ?= $(SEED_DIR_DEFAULT)
+# The files that make a directory the seed selftest: its Makefile, host
+# program, enclave and signing tool.
+SEED_FILES := Makefile main.c encl.c sgxsign.c
+seed_missing = $(strip $(foreach f,$(SEED_FILES),$(if $(wildcard $(SEED_DIR)/$(f)),,$(f))))
+# One line on what is wrong with SEED_DIR, or nothing when it is a seed tree.
+seed_problem = $(if $(wildcard $(SEED_DIR)/.),$(if $(seed_missing),$(SEED_DIR) is not the seed selftest (no $(seed_missing) there),),$(SEED_DIR) not found)
 # The seed's flags are gcc's (clang rejects its `-z noexecstack` on compile
 # lines under -Werror), as for the kernel's own selftest builds: keep gcc for
 # it even when CC=clang builds sgxemu.
@@ -29,14 +36,24 @@ $(SEED_MK)/lib.mk:
 	  > $@
 
 # Always delegate: the seed Makefile knows what is up to date.
+# Without the default tree (a clone on its own) the seed tests skip; a
+# SEED_DIR given by hand that is not the seed selftest is an error. A
+# failed build leaves no test_sgx/encl.bin/encl.ss to be taken for good.
 seed-build: $(SEED_MK)/lib.mk
-	@if [ ! -d "$(SEED_DIR)" ]; then \
-		echo "seed-build: $(SEED_DIR) not found (set SEED_DIR); the seed tests will be skipped"; \
-	else \
-		mkdir -p $(SEED_OUT) && \
-		$(MAKE) --no-print-directory -C $(abspath $(SEED_DIR)) \
-			-I $(SEED_MK)/x/y CC=$(SEED_CC) OUTPUT=$(SEED_OUT) all; \
-	fi
+ifneq ($(seed_problem),)
+ifeq ($(SEED_DIR),$(SEED_DIR_DEFAULT))
+	@echo "seed-build: $(seed_problem) (set SEED_DIR); the seed tests will be skipped"
+else
+	@echo "sgxemu: SEED_DIR: $(seed_problem)" >&2; exit 1
+endif
+else
+	@mkdir -p $(SEED_OUT)
+	@$(MAKE) --no-print-directory -C $(abspath $(SEED_DIR)) \
+		-I $(SEED_MK)/x/y CC=$(SEED_CC) OUTPUT=$(SEED_OUT) all || \
+	 { rm -f $(SEED_OUT)/test_sgx $(SEED_OUT)/encl.elf $(SEED_OUT)/encl.bin \
+		$(SEED_OUT)/encl.ss $(SEED_OUT)/sgxsign; \
+	   echo "sgxemu: the seed selftest in $(SEED_DIR) did not build" >&2; exit 1; }
+endif
 
 TEST_DEPS += seed-build
 
@@ -44,6 +61,10 @@ TEST_DEPS += seed-build
 # test_sgx opens encl.bin and encl.ss in its current directory. A CLI built
 # without `sgxemu run` cannot run it: then the target says NOT RUN and fails
 # rather than look like a pass.
+ifneq ($(seed_problem),)
+seed:
+	@echo "sgxemu: make seed needs the seed selftest tree (tools/testing/selftests/x86/sgx of the v22 SGX patch set): $(seed_problem); set SEED_DIR=/path/to/it" >&2; exit 1
+else
 seed: all seed-build
 	@if $(CLI) help run >/dev/null 2>&1; then \
 		echo "== running the seed selftest under sgxemu"; \
@@ -53,3 +74,4 @@ seed: all seed-build
 		echo "seed: NOT RUN: running test_sgx needs the shim (sgxemu run), which is not there yet"; \
 		exit 1; \
 	fi
+endif

@@ -5,6 +5,7 @@
  * programs with a main() of their own (tests/stress/) can link them.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,15 +47,16 @@ static const char *key_file(const char *env, const char *name, char *buf,
 			    size_t len)
 {
 	const char *path = getenv(env);
+	bool from_env = path && *path;
 
-	if (!path || !*path) {
+	if (!from_env) {
 		snprintf(buf, len, "%s/keys/%s", test_build_dir(), name);
 		path = buf;
 	}
 	if (access(path, R_OK)) {
-		fprintf(stderr, "test: signing key %s: %s (the build makes it: "
-			"make %s, or set %s)\n", path, strerror(errno),
-			path, env);
+		fprintf(stderr, "test: signing key %s: %s (%s)\n", path,
+			strerror(errno), from_env ? env :
+			"the build makes it: make keys");
 		return NULL;
 	}
 	return path;

@@ -255,11 +255,6 @@ out:
 	return ok;
 }
 
-static inline bool t_sign_sig1(struct sgx_sigstruct *sig)
-{
-	return t_sign(sig, test_shared_path("vectors/rust-sgx/sig1.key.pem"));
-}
-
 /* Sign with the build's own key (test_signing_key()). */
 static inline bool t_sign_key(struct sgx_sigstruct *sig)
 {

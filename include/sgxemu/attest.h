@@ -42,6 +42,13 @@ int sgxemu_quote_generate(const struct sgx_report *report, uint8_t **quote,
 			  size_t *len, char *why, size_t whylen);
 
 /*
+ * The size of every quote sgxemu_quote_generate() makes on this platform
+ * (the certification data is the platform's own PCK chain). 0, or an AESM
+ * error code as sgxemu_quote_generate()'s with the reason in @why.
+ */
+int sgxemu_quote_size(size_t *len, char *why, size_t whylen);
+
+/*
  * Serve the AESM socket protocol (ECDSA quotes; EPID answered as on a
  * DCAP-only platform) at the Unix socket @path, a thread per client,
  * until a fatal error: -errno with the reason in @why.

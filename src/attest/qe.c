@@ -347,3 +347,15 @@ int sgxemu_quote_generate(const struct sgx_report *report, uint8_t **quote,
 	*len = sgx_attest_quote_size(a);
 	return 0;
 }
+
+int sgxemu_quote_size(size_t *len, char *why, size_t whylen)
+{
+	struct sgx_attest *a;
+
+	if (!len)
+		return sgx_fail(why, whylen, AESM_PARAMETER_ERROR, "no length");
+	if (sgx_attest_get(&a, why, whylen))
+		return AESM_UNEXPECTED_ERROR;
+	*len = sgx_attest_quote_size(a);
+	return 0;
+}

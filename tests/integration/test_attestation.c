@@ -7,6 +7,7 @@
  * attestation quote of an enclave's REPORT that the verifier accepts, also
  * through `sgxemu aesmd` speaking the AESM socket protocol.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <spawn.h>
 #include <sys/stat.h>
@@ -37,7 +38,7 @@ struct keys_encl {
 /*
  * Build keys_encl.bin with @variant XORed into one measured byte (another
  * MRENCLAVE, same code), @extra attribute flags, and a SIGSTRUCT with ISVSVN
- * @isvsvn signed with the key at @key_path (the seed selftest's key when
+ * @isvsvn signed with the key at @key_path (the build's signing key when
  * NULL). *@sig is left ready for EINIT.
  */
 static bool build_keys(struct keys_encl *k, uint8_t variant, uint16_t isvsvn,
@@ -600,6 +601,77 @@ TEST(quote_of_an_enclave_report_verifies)
 	q = NULL;
 	CHECK_EQ(sgxemu_quote_generate(&r, &q, &len, why, sizeof(why)), 47);
 	CHECK(q == NULL);
+}
+
+/*
+ * The DCAP in-process quote library (libsgx_dcap_ql.so.1, src/dcap/ql.c)
+ * on this process's platform: this test exports libsgxemu's API
+ * (-rdynamic, mk/dcap.mk) as libsgxemu.so does under sgxemu run. Its
+ * quote is the AESM path's: same size, same body, and it verifies.
+ */
+TEST(dcap_ql_quotes_an_enclave_report)
+{
+	uint32_t (*target_info)(struct sgx_targetinfo *);
+	uint32_t (*quote_size)(uint32_t *);
+	uint32_t (*get_quote)(const struct sgx_report *, uint32_t, uint8_t *);
+	struct keys_encl a, b;
+	struct sgx_targetinfo ti, ti_direct;
+	struct sgx_report r;
+	struct sgxemu_verify_result res;
+	uint8_t data[64], *q, *aesm_q = NULL;
+	char path[512], why[256];
+	uint32_t size = 0;
+	size_t aesm_len;
+	void *ql;
+
+	snprintf(path, sizeof(path), "%s/dcap/libsgx_dcap_ql.so.1", test_build_dir());
+	ql = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	REQUIRE(ql);
+	target_info = (uint32_t (*)(struct sgx_targetinfo *))dlsym(ql, "sgx_qe_get_target_info");
+	quote_size = (uint32_t (*)(uint32_t *))dlsym(ql, "sgx_qe_get_quote_size");
+	get_quote = (uint32_t (*)(const struct sgx_report *, uint32_t, uint8_t *))
+		dlsym(ql, "sgx_qe_get_quote");
+	REQUIRE(target_info && quote_size && get_quote);
+	/* Nothing but Intel's API leaves the library. */
+	CHECK(!dlsym(ql, "fail") && !dlsym(ql, "qe_find"));
+
+	REQUIRE(load_keys(&a, 0, 1));
+	for (int i = 0; i < 64; i++)
+		data[i] = (uint8_t)(0x3c ^ i);
+	REQUIRE_EQ(target_info(&ti), 0);
+	REQUIRE_EQ(sgxemu_qe_target_info(&ti_direct, why, sizeof(why)), 0);
+	CHECK_MEM(&ti, &ti_direct, sizeof(ti));
+	REQUIRE_EQ(quote_size(&size), 0);
+	REQUIRE(report(&a, &ti, data, &r));
+	q = calloc(1, size);
+	REQUIRE(q);
+	CHECK_EQ(get_quote(&r, size - 1, q), 0xE002);
+	REQUIRE_EQ(get_quote(&r, size, q), 0);
+	CHECK_EQ(sgxemu_quote_verify(q, size, NULL, &res), 0);
+	CHECK_MEM(res.report.mrenclave, a.expect_mrenclave, 32);
+	CHECK_MEM(res.report.report_data, data, 64);
+
+	/* The AESM path's quote of the same REPORT: the same bytes up to
+	 * the ECDSA signature (48-byte header, 384-byte body, the length), the same
+	 * size, the same certification data after the signature data. */
+	REQUIRE_EQ(sgxemu_quote_generate(&r, &aesm_q, &aesm_len, why, sizeof(why)), 0);
+	CHECK_EQ(aesm_len, size);
+	CHECK_MEM(q, aesm_q, 48 + 384 + 4);
+	CHECK_MEM(q + 436 + 64, aesm_q + 436 + 64, aesm_len - 436 - 64);
+
+	/* A REPORT targeted at another enclave: SGX_QL_INVALID_REPORT. */
+	REQUIRE(load_keys(&b, 0x5a, 1));
+	targetinfo_of(&b, &ti);
+	REQUIRE(report(&a, &ti, data, &r));
+	CHECK_EQ(get_quote(&r, size, q), 0xE015);
+	/* A bit of the body flipped: its MAC no longer holds. */
+	REQUIRE_EQ(target_info(&ti), 0);
+	REQUIRE(report(&a, &ti, data, &r));
+	r.body.report_data[5] ^= 1;
+	CHECK_EQ(get_quote(&r, size, q), 0xE015);
+	free(aesm_q);
+	free(q);
+	dlclose(ql);
 }
 
 /* One AESM request to @a; the decoded Response or NULL. */

@@ -1,0 +1,41 @@
+# Intel's DCAP quote libraries as sgxemu builds them (src/dcap/): the same
+# sonames and ABI as Intel's, in $(B)/dcap/, where the audit module sends
+# the dynamic loader for those names (src/shim/audit/audit.c), so that a
+# program linked against Intel's libraries gets these under sgxemu run.
+# Each has its own version script: Intel's exports and nothing else. The
+# unversioned name is a link for -l at build time.
+
+DCAP_DIR := $(B)/dcap
+DCAP_QL  := $(DCAP_DIR)/libsgx_dcap_ql.so.1
+DCAP_LIBS := $(DCAP_QL)
+ALL_TARGETS += $(DCAP_LIBS)
+
+$(DCAP_QL): $(B)/src/dcap/ql.o src/dcap/ql.map
+	@mkdir -p $(@D)
+	$(CC) -shared $(LDFLAGS) -o $@ $(B)/src/dcap/ql.o -Wl,-soname,$(@F) \
+		-Wl,--version-script=src/dcap/ql.map -Wl,-z,noexecstack -ldl -pthread
+	ln -sf $(@F) $(basename $@)
+
+all: $(DCAP_LIBS)
+
+# The test's program linked against the library by soname as DCAP
+# programs are, and a decoy "Intel" library it finds first through its
+# RUNPATH when nothing redirects the loader (tests/integration/test_dcap.sh).
+DCAP_DECOY := $(B)/tests/dcap/decoy/libsgx_dcap_ql.so.1
+DCAP_PROBE := $(B)/tests/dcap/ql_probe
+
+$(DCAP_DECOY): tests/dcap/decoy_ql.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -shared -o $@ $< -Wl,-soname,$(@F) $(LDFLAGS)
+
+$(DCAP_PROBE): tests/dcap/ql_probe.c $(DCAP_QL) $(DCAP_DECOY)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< -L$(DCAP_DIR) -lsgx_dcap_ql -ldl $(LDFLAGS) \
+		-Wl,--enable-new-dtags,-rpath,$(abspath $(dir $(DCAP_DECOY)))
+
+TEST_DEPS += $(DCAP_PROBE)
+
+# test_attestation dlopens the library in-process (dcap_ql_* tests): its
+# platform API must be in the dynamic symbol table, as libsgxemu.so's is.
+$(B)/tests/integration/test_attestation: LDFLAGS += -rdynamic
+$(B)/tests/integration/test_attestation: | $(DCAP_QL)

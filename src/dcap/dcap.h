@@ -82,4 +82,37 @@ typedef struct __attribute__((packed)) {
 
 _Static_assert(sizeof(sgx_ql_config_t) == 34, "sgx_ql_config_t is packed");
 
+/*
+ * The verification collateral a quote provider hands a verifier
+ * (sgx_ql_qve_collateral_t; not packed). Version 1.0: CRLs in PEM; 3.0:
+ * CRLs as hex text of their DER; 3.1: raw DER. The strings' sizes count
+ * their NUL where they are text. tee_type 0 is SGX, 0x81 TDX.
+ */
+typedef struct {
+	union {
+		uint32_t version;
+		struct {
+			uint16_t major_version;
+			uint16_t minor_version;
+		};
+	};
+	uint32_t tee_type;
+	char *pck_crl_issuer_chain;
+	uint32_t pck_crl_issuer_chain_size;
+	char *root_ca_crl;
+	uint32_t root_ca_crl_size;
+	char *pck_crl;
+	uint32_t pck_crl_size;
+	char *tcb_info_issuer_chain;
+	uint32_t tcb_info_issuer_chain_size;
+	char *tcb_info;
+	uint32_t tcb_info_size;
+	char *qe_identity_issuer_chain;
+	uint32_t qe_identity_issuer_chain_size;
+	char *qe_identity;
+	uint32_t qe_identity_size;
+} sgx_ql_qve_collateral_t;
+_Static_assert(sizeof(sgx_ql_qve_collateral_t) == 120,
+	       "sgx_ql_qve_collateral_t as Intel's (x86-64)");
+
 #endif /* SGXEMU_DCAP_H */

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sgxemu pccs: the PCCS REST API over HTTP on the loopback address, with
- * libmicrohttpd; the answers are src/attest/pccs.c's. A quote provider
- * library is pointed at it (Intel's QCNL: pccs_url
- * "http://127.0.0.1:PORT/sgx/certification/v4/", use_secure_cert false).
+ * sgxemu pccs: the PCCS REST API over HTTPS on the loopback address, as
+ * the real PCCS serves it, with libmicrohttpd (its TLS is GnuTLS's); the
+ * answers are src/attest/pccs.c's. The server certificate is issued by
+ * this installation's root (src/attest/pki.c, sgx_pki_tls), so a quote
+ * provider that trusts that root verifies it (QCNL use_secure_cert true);
+ * with use_secure_cert false any client accepts it. --http serves plain
+ * HTTP instead, for clients without TLS.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -14,20 +17,31 @@
 
 #include <microhttpd.h>
 
+#include "attest/attest.h"
 #include "attest/pccs.h"
+#include "attest/pki.h"
 #include "cli.h"
 #include "commands.h"
 
 static const char usage[] =
-"usage: sgxemu pccs [--port N] [--tcb-out-of-date] [--revoke-pck]\n"
+"usage: sgxemu pccs [--port N] [--http] [--tcb-out-of-date] [--revoke-pck]\n"
 "                   [--qe-out-of-date]\n"
 "\n"
 "Serve this platform's PCK certificate and collateral with the PCCS REST\n"
-"API's paths and headers, over plain HTTP on 127.0.0.1 (default port\n"
-"8081): /sgx/certification/v4/ (and v3/) pckcert, pckcrl, tcb,\n"
-"qe/identity, rootcacrl. Everything is under this installation's root:\n"
-"nothing chains to Intel's root. The options change the collateral as\n"
-"`sgxemu attest collateral` does. Runs until interrupted.\n";
+"API's paths and headers, over HTTPS on 127.0.0.1 (default port 8081):\n"
+"/sgx/certification/v4/ (and v3/) pckcert, pckcrl, tcb, qe/identity,\n"
+"rootcacrl. Everything is under this installation's root, the TLS server\n"
+"certificate too (<secrets>.pki/tls-server.pem, for localhost, 127.0.0.1\n"
+"and ::1): a client trusting <secrets>.pki/root-ca.pem verifies it.\n"
+"Nothing chains to Intel's root.\n"
+"\n"
+"options:\n"
+"  --port N            the TCP port (default 8081)\n"
+"  --http              plain HTTP instead of HTTPS\n"
+"  --tcb-out-of-date, --revoke-pck, --qe-out-of-date\n"
+"                      change the collateral as `sgxemu attest collateral`\n"
+"                      does\n"
+"Runs until interrupted.\n";
 
 static struct sgxemu_collateral_opts opts;
 static unsigned long request_id;
@@ -83,6 +97,9 @@ static int pccs_main(int argc, char **argv)
 	struct sockaddr_in sin = { .sin_family = AF_INET };
 	struct MHD_Daemon *d;
 	uint64_t port = 8081;
+	char *cert = NULL, *key = NULL, why[300] = "";
+	struct sgx_attest *a;
+	bool http = false;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--port") && i + 1 < argc) {
@@ -90,6 +107,8 @@ static int pccs_main(int argc, char **argv)
 				cli_error("--port needs 1..65535");
 				return CLI_EXIT_USAGE;
 			}
+		} else if (!strcmp(argv[i], "--http")) {
+			http = true;
 		} else if (!strcmp(argv[i], "--tcb-out-of-date")) {
 			opts.tcb_out_of_date = true;
 		} else if (!strcmp(argv[i], "--revoke-pck")) {
@@ -102,18 +121,34 @@ static int pccs_main(int argc, char **argv)
 			return CLI_EXIT_USAGE;
 		}
 	}
-	sin.sin_port = htons((uint16_t)port);
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD |
-			     MHD_USE_THREAD_PER_CONNECTION, (uint16_t)port,
-			     NULL, NULL, answer, NULL,
-			     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sin,
-			     MHD_OPTION_CONNECTION_TIMEOUT, 30u, MHD_OPTION_END);
-	if (!d) {
-		cli_error("cannot listen on 127.0.0.1:%u", (unsigned)port);
+	if (!http && (sgx_attest_get(&a, why, sizeof(why)) ||
+		      sgx_pki_tls(&a->pki, &cert, &key, why, sizeof(why)))) {
+		cli_error("no TLS certificate: %s", why);
 		return CLI_EXIT_FAIL;
 	}
-	printf("pccs: http://127.0.0.1:%u/sgx/certification/v4/\n", (unsigned)port);
+	sin.sin_port = htons((uint16_t)port);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (http)
+		d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD |
+				     MHD_USE_THREAD_PER_CONNECTION, (uint16_t)port,
+				     NULL, NULL, answer, NULL,
+				     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sin,
+				     MHD_OPTION_CONNECTION_TIMEOUT, 30u, MHD_OPTION_END);
+	else
+		d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD |
+				     MHD_USE_THREAD_PER_CONNECTION | MHD_USE_TLS,
+				     (uint16_t)port, NULL, NULL, answer, NULL,
+				     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sin,
+				     MHD_OPTION_CONNECTION_TIMEOUT, 30u,
+				     MHD_OPTION_HTTPS_MEM_KEY, key,
+				     MHD_OPTION_HTTPS_MEM_CERT, cert, MHD_OPTION_END);
+	if (!d) {
+		cli_error("cannot listen on 127.0.0.1:%u%s", (unsigned)port,
+			  http ? "" : " with TLS");
+		return CLI_EXIT_FAIL;
+	}
+	printf("pccs: %s://127.0.0.1:%u/sgx/certification/v4/\n",
+	       http ? "http" : "https", (unsigned)port);
 	fflush(stdout);
 	for (;;)
 		pause();

@@ -26,7 +26,8 @@
 #define CDP_PCK	 "https://localhost:8081/sgx/certification/v4/pckcrl?ca=processor&encoding=der"
 #define CA_NOT_AFTER	"20491231235959Z"
 
-enum cert_kind { CERT_ROOT, CERT_CA, CERT_LEAF };
+/* CERT_TLS: the HTTPS server certificate of `sgxemu pccs`. */
+enum cert_kind { CERT_ROOT, CERT_CA, CERT_LEAF, CERT_TLS };
 
 int sgx_pki_dir(const char *secrets, char *buf, size_t len)
 {
@@ -92,7 +93,7 @@ static X509 *make_cert(const char *cn, EVP_PKEY *key, X509 *issuer,
 	     X509_set_subject_name(x, name) &&
 	     X509_set_issuer_name(x, issuer ? X509_get_subject_name(issuer) : name) &&
 	     X509_gmtime_adj(X509_getm_notBefore(x), 0) &&
-	     (kind == CERT_LEAF ?
+	     (kind == CERT_LEAF || kind == CERT_TLS ?
 	      X509_time_adj_ex(X509_getm_notAfter(x), days, 0, NULL) != NULL :
 	      ASN1_TIME_set_string(X509_getm_notAfter(x), CA_NOT_AFTER)) &&
 	     X509_set_pubkey(x, key);
@@ -104,13 +105,20 @@ static X509 *make_cert(const char *cn, EVP_PKEY *key, X509 *issuer,
 	    add_ext(&ctx, x, NID_authority_key_identifier, "keyid:always") ||
 	    add_ext(&ctx, x, NID_crl_distribution_points,
 		    kind == CERT_LEAF && pck ? "URI:" CDP_PCK : "URI:" CDP_ROOT) ||
-	    add_ext(&ctx, x, NID_key_usage, kind == CERT_LEAF ?
+	    add_ext(&ctx, x, NID_key_usage, kind == CERT_TLS ?
+		    "critical,digitalSignature" : kind == CERT_LEAF ?
 		    "critical,digitalSignature,nonRepudiation" :
 		    "critical,keyCertSign,cRLSign") ||
 	    add_ext(&ctx, x, NID_basic_constraints,
 		    kind == CERT_ROOT ? "critical,CA:TRUE,pathlen:1" :
 		    kind == CERT_CA ? "critical,CA:TRUE,pathlen:0" :
 		    "critical,CA:FALSE"))
+		goto err;
+	/* A TLS client checks the name it dialled: the loopback names. */
+	if (kind == CERT_TLS &&
+	    (add_ext(&ctx, x, NID_subject_alt_name,
+		     "DNS:localhost,IP:127.0.0.1,IP:::1") ||
+	     add_ext(&ctx, x, NID_ext_key_usage, "serverAuth")))
 		goto err;
 	if (pck && sgx_pck_ext_add(x, pck))
 		goto err;
@@ -392,4 +400,84 @@ int sgx_pem_append(char **s, size_t *len, X509 *x)
 	*s = grown;
 	BIO_free(b);
 	return 0;
+}
+
+/* Whole PEM text of a private key, malloc'd, or NULL. */
+static char *key_pem(EVP_PKEY *key)
+{
+	BIO *b = BIO_new(BIO_s_mem());
+	char *data, *out = NULL;
+	long n;
+
+	if (b && PEM_write_bio_PrivateKey(b, key, NULL, NULL, 0, NULL, NULL) &&
+	    (n = BIO_get_mem_data(b, &data)) > 0 && (out = malloc(n + 1))) {
+		memcpy(out, data, n);
+		out[n] = '\0';
+	}
+	BIO_free(b);
+	return out;
+}
+
+/* The stored TLS pair when the root issued it and it has a day left. */
+static bool tls_usable(const struct sgx_pki *p, X509 *x, EVP_PKEY *key)
+{
+	time_t soon = time(NULL) + 24 * 3600;
+
+	return x && key && X509_check_private_key(x, key) == 1 &&
+	       X509_verify(x, X509_get0_pubkey(p->root)) == 1 &&
+	       X509_cmp_time(X509_get0_notAfter(x), &soon) > 0;
+}
+
+int sgx_pki_tls(const struct sgx_pki *p, char **cert, char **key,
+		char *why, size_t whylen)
+{
+	char cpath[4200], kpath[4200];
+	EVP_PKEY *k = NULL;
+	X509 *x = NULL;
+	size_t len = 0;
+	FILE *f;
+	int ret;
+
+	*cert = *key = NULL;
+	snprintf(cpath, sizeof(cpath), "%s/tls-server.pem", p->dir);
+	snprintf(kpath, sizeof(kpath), "%s/tls-server.key", p->dir);
+	if ((f = fopen(kpath, "re"))) {
+		k = PEM_read_PrivateKey(f, NULL, NULL, NULL);
+		fclose(f);
+	}
+	if ((f = fopen(cpath, "re"))) {
+		x = PEM_read_X509(f, NULL, NULL, NULL);
+		fclose(f);
+	}
+	if (!tls_usable(p, x, k)) {
+		EVP_PKEY_free(k);
+		X509_free(x);
+		k = new_p256();
+		x = k ? make_cert("localhost", k, p->root, p->root_key,
+				  CERT_TLS, 397, NULL) : NULL;
+		if (!x) {
+			ret = sgx_fail(why, whylen, -EIO, "cannot issue the TLS "
+				       "certificate");
+			goto out;
+		}
+		ret = write_pem(kpath, 0600, k, NULL);
+		if (!ret)
+			ret = write_pem(cpath, 0644, NULL, x);
+		if (ret) {
+			sgx_fail(why, whylen, ret, "cannot store the TLS "
+				 "certificate in %s: %s", p->dir, strerror(-ret));
+			goto out;
+		}
+	}
+	ret = sgx_pem_append(cert, &len, x);
+	*key = ret ? NULL : key_pem(k);
+	if (ret || !*key) {
+		free(*cert);
+		*cert = NULL;
+		ret = sgx_fail(why, whylen, -ENOMEM, "out of memory");
+	}
+out:
+	EVP_PKEY_free(k);
+	X509_free(x);
+	return ret;
 }

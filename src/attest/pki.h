@@ -55,6 +55,17 @@ int sgx_pki_pck_cert(struct sgx_pki *pki, EVP_PKEY *pck,
 X509_CRL *sgx_pki_crl(const struct sgx_pki *pki, bool by_root,
 		      X509 *const *revoked, int n, time_t now, int days);
 
+/*
+ * The HTTPS server certificate of `sgxemu pccs` (the real PCCS serves
+ * HTTPS only): a P-256 key and a certificate for localhost, 127.0.0.1
+ * and ::1 issued by the root, so that a quote provider trusting this
+ * installation's root (USE_SECURE_CERT true) accepts it. Stored in the
+ * hierarchy's directory and reused while the root's signature holds and
+ * a day of validity is left. PEM texts, malloc'd. 0 or -errno.
+ */
+int sgx_pki_tls(const struct sgx_pki *p, char **cert, char **key,
+		char *why, size_t whylen);
+
 /* Whole PEM text of @x appended to a malloc'd string (*@s may be NULL). */
 int sgx_pem_append(char **s, size_t *len, X509 *x);
 

@@ -32,6 +32,7 @@ struct pccs {
 	pid_t pid;
 	unsigned port;
 	char dir[256];
+	char root[4200];	/* this installation's root certificate */
 };
 
 static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -50,6 +51,9 @@ static int sh(const char *fmt, ...)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* https, as the real PCCS and `sgxemu pccs` by default; http with --http. */
+static const char *scheme = "https";
+
 /* The HTTP status of GET @path (relative to /sgx/certification/v4/). */
 static int http_status(const struct pccs *p, const char *path)
 {
@@ -57,7 +61,7 @@ static int http_status(const struct pccs *p, const char *path)
 	FILE *f;
 
 	snprintf(cmd, sizeof(cmd), "curl -s -o /dev/null -w '%%{http_code}' "
-		 "'http://127.0.0.1:%u/sgx/certification/v4/%s'", p->port, path);
+		 "'%s://127.0.0.1:%u/sgx/certification/v4/%s'", scheme, p->port, path);
 	f = popen(cmd, "r");
 	if (!f)
 		return -1;
@@ -73,8 +77,20 @@ static bool start(struct pccs *p, const char *option)
 	char *argv[] = { cli, (char *)"pccs", (char *)"--port", port,
 			 (char *)option, NULL };
 
+	char *abs;
+
 	if (system("command -v curl >/dev/null 2>&1"))
 		test_skip("curl is not installed");
+	/* curl trusts this installation's root, which issued the server's
+	 * TLS certificate, and nothing else. */
+	scheme = option && !strcmp(option, "--http") ? "http" : "https";
+	tc_attest();
+	abs = realpath(getenv("SGXEMU_SECRETS_FILE"), NULL);
+	if (!abs)
+		return false;
+	snprintf(p->root, sizeof(p->root), "%s.pki/root-ca.pem", abs);
+	free(abs);
+	setenv("CURL_CA_BUNDLE", p->root, 1);
 	snprintf(cli, sizeof(cli), "%s/sgxemu", test_build_dir());
 	snprintf(p->dir, sizeof(p->dir), "%s/tmp-attest/pccs-%d", test_build_dir(),
 		 (int)getpid());
@@ -114,8 +130,9 @@ static void stop(struct pccs *p)
  */
 static bool fetch_collateral(const struct pccs *p)
 {
-	const char *u = "http://127.0.0.1";
-	char root[4200], *abs;
+	char u[64], root[4200], *abs;
+
+	snprintf(u, sizeof(u), "%s://127.0.0.1", scheme);
 
 	/* The installation's root, by absolute path (the commands cd). */
 	abs = realpath(getenv("SGXEMU_SECRETS_FILE"), NULL);
@@ -189,7 +206,7 @@ TEST(pckcert_and_status_codes)
 	CHECK_EQ(http_status(&p, path), 200);
 	/* The certificate and its headers, checked with openssl. */
 	CHECK_EQ(sh("cd '%s' && curl -sf -D h -o pck.pem "
-		    "'http://127.0.0.1:%u/sgx/certification/v4/%s' && "
+		    "'https://127.0.0.1:%u/sgx/certification/v4/%s' && "
 		    "grep -qi '^SGX-TCBm: 020202020202020202020202020202020200' h && "
 		    "grep -qi '^SGX-FMSPC: 534758454D55' h && "
 		    "grep -qi '^SGX-PCK-Certificate-CA-Type: processor' h && "
@@ -225,4 +242,35 @@ TEST(collateral_from_pccs_verifies_a_quote)
 	CHECK_EQ(verify_with(&p, q, len), ST_PCK_REVOKED);
 	stop(&p);
 	free(q);
+}
+
+/*
+ * HTTPS as the real PCCS: the server's certificate verifies against this
+ * installation's root and nothing else (curl's own CA store refuses it:
+ * exit 60), and --http serves plain HTTP instead.
+ */
+TEST(https_under_the_installation_root)
+{
+	struct pccs p;
+
+	REQUIRE(start(&p, NULL));
+	CHECK_EQ(sh("curl -sf -o /dev/null --cacert '%s' "
+		    "https://localhost:%u/sgx/certification/v4/rootcacrl",
+		    p.root, p.port), 0);
+	CHECK_EQ(sh("env -u CURL_CA_BUNDLE curl -s -o /dev/null "
+		    "--capath /nonexistent --cacert /dev/null "
+		    "https://127.0.0.1:%u/sgx/certification/v4/rootcacrl", p.port), 77);
+	CHECK_EQ(sh("env -u CURL_CA_BUNDLE curl -s -o /dev/null "
+		    "https://127.0.0.1:%u/sgx/certification/v4/rootcacrl", p.port), 60);
+	CHECK_EQ(sh("curl -sf -o /dev/null -k "
+		    "https://127.0.0.1:%u/sgx/certification/v4/rootcacrl", p.port), 0);
+	/* Plain HTTP to the TLS port gets no PCCS answer. */
+	CHECK(sh("curl -sf -o /dev/null "
+		 "http://127.0.0.1:%u/sgx/certification/v4/rootcacrl", p.port) != 0);
+	stop(&p);
+	REQUIRE(start(&p, "--http"));
+	CHECK_EQ(http_status(&p, "rootcacrl"), 200);
+	CHECK(sh("curl -s -o /dev/null -k "
+		 "https://127.0.0.1:%u/sgx/certification/v4/rootcacrl", p.port) != 0);
+	stop(&p);
 }

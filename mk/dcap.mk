@@ -7,13 +7,25 @@
 
 DCAP_DIR := $(B)/dcap
 DCAP_QL  := $(DCAP_DIR)/libsgx_dcap_ql.so.1
-DCAP_LIBS := $(DCAP_QL)
+DCAP_QPL := $(DCAP_DIR)/libdcap_quoteprov.so.1
+DCAP_LIBS := $(DCAP_QL) $(DCAP_QPL)
+QPL_OBJS := $(patsubst %.c,$(B)/%.o,$(wildcard src/dcap/qpl*.c))
 ALL_TARGETS += $(DCAP_LIBS)
 
 $(DCAP_QL): $(B)/src/dcap/ql.o src/dcap/ql.map
 	@mkdir -p $(@D)
 	$(CC) -shared $(LDFLAGS) -o $@ $(B)/src/dcap/ql.o -Wl,-soname,$(@F) \
 		-Wl,--version-script=src/dcap/ql.map -Wl,-z,noexecstack -ldl -pthread
+	ln -sf $(@F) $(basename $@)
+
+# The provider takes the JSON reader, the secrets' location and the PKI
+# paths from libsgxemu.a (static: it runs in verifiers, outside sgxemu
+# run) and HTTP(S) from libcurl.
+$(DCAP_QPL): $(QPL_OBJS) $(LIB) src/dcap/qpl.map
+	@mkdir -p $(@D)
+	$(CC) -shared $(LDFLAGS) -o $@ $(QPL_OBJS) $(LIB) -Wl,-soname,$(@F) \
+		-Wl,--version-script=src/dcap/qpl.map -Wl,-z,noexecstack \
+		-lcurl $(LDLIBS)
 	ln -sf $(@F) $(basename $@)
 
 all: $(DCAP_LIBS)
@@ -39,3 +51,8 @@ TEST_DEPS += $(DCAP_PROBE)
 # platform API must be in the dynamic symbol table, as libsgxemu.so's is.
 $(B)/tests/integration/test_attestation: LDFLAGS += -rdynamic
 $(B)/tests/integration/test_attestation: | $(DCAP_QL)
+
+# The provider's unit test links its objects (tests/unit/test_dcap_qpl.c).
+$(B)/tests/unit/test_dcap_qpl: $(QPL_OBJS)
+$(B)/tests/unit/test_dcap_qpl: TLIB_OBJS += $(QPL_OBJS)
+$(B)/tests/unit/test_dcap_qpl: LDLIBS += -lcurl

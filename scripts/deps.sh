@@ -15,7 +15,7 @@
 set -euo pipefail
 
 build=(build-essential libssl-dev clang openssl libzydis-dev libprotobuf-c-dev
-       protobuf-c-compiler libmicrohttpd-dev)
+       protobuf-c-compiler libmicrohttpd-dev libcurl4-openssl-dev)
 test=(libprotobuf-c1 python3-click python3-jinja2 python3-pyelftools
       python3-tomli python3-tomli-w python3-voluptuous python3-cryptography
       gdb curl xz-utils)

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The quote provider's socket-free parts (src/dcap/qpl_conf.c,
+ * qpl_parse.c): the QCNL configuration in its JSON and legacy forms and
+ * every refusal, percent-decoding, and PCCS answers made by hand into
+ * sgx_ql_config_t and collateral parts, malformed ones refused with
+ * SGX_QL_ERROR_MESSAGE_PARSING_ERROR. The HTTP side is test_pccs's.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test.h"
+#include "dcap/qpl.h"
+
+#define CERT "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
+
+static quote3_error_t conf(const char *text, struct qcnl_conf *c)
+{
+	char why[256];
+
+	return qcnl_conf_parse(text, strlen(text), c, why, sizeof(why));
+}
+
+TEST(conf_json_with_comments_as_shipped)
+{
+	struct qcnl_conf c;
+
+	REQUIRE_EQ(conf("{\n  // the PCCS\n  \"pccs_url\": \"https://a.example:9/sgx/certification/v4\"\n"
+			"  /* block, with a \"quote\" */ ,\"use_secure_cert\": false\n"
+			"  ,\"retry_times\": 6, \"retry_delay\": 10\n"
+			"  //,\"collateral_service\": \"https://ignored/\"\n"
+			"  ,\"pccs_api_version\": \"3.1\", \"tcb_update_type\": \"early\"\n"
+			"  ,\"custom_request_options\": {\"get_cert\": {\"headers\": {}}}\n}", &c), 0);
+	CHECK(!strcmp(c.pccs_url, "https://a.example:9/sgx/certification/v4/"));
+	CHECK(!strcmp(c.collateral_url, c.pccs_url));
+	CHECK(!c.secure);
+	CHECK(c.api_31);
+	CHECK(c.early);
+	CHECK_EQ(c.retry_times, 6u);
+	CHECK_EQ(c.retry_delay, 10u);
+}
+
+TEST(conf_defaults_and_collateral_service)
+{
+	struct qcnl_conf c;
+
+	REQUIRE_EQ(conf("{}", &c), 0);
+	CHECK(!strcmp(c.pccs_url, "https://localhost:8081/sgx/certification/v4/"));
+	CHECK(c.secure);
+	CHECK(!c.api_31);
+	CHECK_EQ(c.retry_times, 0u);
+	REQUIRE_EQ(conf("{\"collateral_service\": \"http://b/x/\"}", &c), 0);
+	CHECK(!strcmp(c.collateral_url, "http://b/x/"));
+	CHECK(!strcmp(c.pccs_url, "https://localhost:8081/sgx/certification/v4/"));
+}
+
+TEST(conf_legacy_key_value_lines)
+{
+	struct qcnl_conf c;
+
+	REQUIRE_EQ(conf("# old style\nPCCS_URL=https://h:1/sgx/certification/v3/\n"
+			"USE_SECURE_CERT=FALSE\n  RETRY_TIMES = 2\nUNKNOWN=1\n", &c), 0);
+	CHECK(!strcmp(c.pccs_url, "https://h:1/sgx/certification/v3/"));
+	CHECK(!c.secure);
+	CHECK_EQ(c.retry_times, 2u);
+	CHECK_EQ(conf("PCCS_URL\n", &c), SGX_QL_ERROR_INVALID_PARAMETER);
+}
+
+TEST(conf_refusals)
+{
+	struct qcnl_conf c;
+	char big[QCNL_URL_MAX + 64];
+
+	CHECK_EQ(conf("{\"pccs_url\": ", &c), SGX_QL_CONFIG_INVALID_JSON);
+	CHECK_EQ(conf("{ /* never closed", &c), SGX_QL_CONFIG_INVALID_JSON);
+	CHECK_EQ(conf("{\"a\": 1,}", &c), SGX_QL_CONFIG_INVALID_JSON);
+	CHECK_EQ(conf("{\"use_secure_cert\": \"yes\"}", &c), SGX_QL_ERROR_INVALID_PARAMETER);
+	CHECK_EQ(conf("{\"pccs_url\": 5}", &c), SGX_QL_ERROR_INVALID_PARAMETER);
+	CHECK_EQ(conf("{\"pccs_url\": \"\"}", &c), SGX_QL_ERROR_INVALID_PARAMETER);
+	CHECK_EQ(conf("{\"pccs_api_version\": \"4.0\"}", &c), SGX_QL_ERROR_INVALID_PARAMETER);
+	snprintf(big, sizeof(big), "{\"pccs_url\": \"https://%0*d\"}", QCNL_URL_MAX, 0);
+	CHECK_EQ(conf(big, &c), SGX_QL_ERROR_INVALID_PARAMETER);
+}
+
+TEST(percent_decoding_is_exact)
+{
+	char *s = qpl_pct_decode("a%20b%0A");
+
+	REQUIRE(s);
+	CHECK(!strcmp(s, "a b\n"));
+	free(s);
+	/* The last two characters survive without a closing escape (QCNL's
+	 * own decoder would drop them). */
+	s = qpl_pct_decode("ab%2Fcd");
+	REQUIRE(s);
+	CHECK(!strcmp(s, "ab/cd"));
+	free(s);
+	CHECK(qpl_pct_decode("%") == NULL);
+	CHECK(qpl_pct_decode("%4") == NULL);
+	CHECK(qpl_pct_decode("x%zz") == NULL);
+}
+
+/* A reply with @body and "name: value" header lines (NULL-terminated). */
+static void reply(struct qpl_reply *r, const char *body, ...)
+{
+	va_list ap;
+	const char *h;
+
+	memset(r, 0, sizeof(*r));
+	if (body) {
+		r->len = strlen(body);
+		r->body = (uint8_t *)strdup(body);
+	}
+	r->status = 200;
+	va_start(ap, body);
+	while ((h = va_arg(ap, const char *)))
+		REQUIRE_EQ(qpl_reply_add_header(r, h, strlen(h)), 0);
+	va_end(ap);
+}
+
+static char *pct(const char *s)
+{
+	char *out = malloc(strlen(s) * 3 + 1), *o = out;
+
+	for (; *s; s++)
+		o += sprintf(o, "%%%02X", (unsigned char)*s);
+	*o = '\0';
+	return out;
+}
+
+TEST(pckcert_answer_into_type5_data)
+{
+	struct qpl_reply r;
+	sgx_ql_config_t *c;
+	char why[256], *enc = pct(CERT CERT), hdr[2048];
+
+	snprintf(hdr, sizeof(hdr), "SGX-PCK-Certificate-Issuer-Chain: %s\r\n", enc);
+	reply(&r, CERT, hdr, "SGX-TCBm: 0102030405060708090A0B0C0D0E0F100300\r\n",
+	      "Content-Type: application/x-pem-file\r\n", NULL);
+	REQUIRE_EQ(qpl_parse_pckcert(&r, &c, why, sizeof(why)), 0);
+	CHECK_EQ(c->version, 1u);
+	CHECK_EQ(c->cert_cpu_svn[0], 1);
+	CHECK_EQ(c->cert_cpu_svn[15], 0x10);
+	CHECK_EQ(c->cert_pce_isv_svn, 3);
+	CHECK_EQ(c->cert_data_size, (uint32_t)strlen(CERT CERT CERT) + 1);
+	CHECK(!memcmp(c->p_cert_data, CERT CERT CERT, strlen(CERT CERT CERT) + 1));
+	qpl_free_config(c);
+	qpl_reply_free(&r);
+	free(enc);
+}
+
+TEST(pckcert_answers_refused)
+{
+	struct qpl_reply r;
+	sgx_ql_config_t *c = (sgx_ql_config_t *)1;
+	char why[256], *enc = pct(CERT), hdr[1024];
+	const char *tcbm = "SGX-TCBm: 0102030405060708090A0B0C0D0E0F100300";
+
+	snprintf(hdr, sizeof(hdr), "sgx-pck-certificate-issuer-chain: %s", enc);
+	reply(&r, CERT, tcbm, NULL);			/* no chain */
+	CHECK_EQ(qpl_parse_pckcert(&r, &c, why, sizeof(why)), SGX_QL_ERROR_MESSAGE_PARSING_ERROR);
+	CHECK(c == NULL);
+	qpl_reply_free(&r);
+	reply(&r, CERT, hdr, NULL);			/* no TCBm */
+	CHECK_EQ(qpl_parse_pckcert(&r, &c, why, sizeof(why)), SGX_QL_ERROR_MESSAGE_PARSING_ERROR);
+	qpl_reply_free(&r);
+	reply(&r, CERT, hdr, "SGX-TCBm: 0102", NULL);	/* short TCBm */
+	CHECK_EQ(qpl_parse_pckcert(&r, &c, why, sizeof(why)), SGX_QL_ERROR_MESSAGE_PARSING_ERROR);
+	qpl_reply_free(&r);
+	reply(&r, CERT, hdr, "SGX-TCBm: 0102030405060708090A0B0C0D0E0F10030Z", NULL);
+	CHECK_EQ(qpl_parse_pckcert(&r, &c, why, sizeof(why)), SGX_QL_ERROR_MESSAGE_PARSING_ERROR);
+	qpl_reply_free(&r);
+	reply(&r, "not a certificate", hdr, tcbm, NULL);
+	CHECK_EQ(qpl_parse_pckcert(&r, &c, why, sizeof(why)), SGX_QL_ERROR_MESSAGE_PARSING_ERROR);
+	qpl_reply_free(&r);
+	reply(&r, CERT, "SGX-PCK-Certificate-Issuer-Chain: junk%0A", tcbm, NULL);
+	CHECK_EQ(qpl_parse_pckcert(&r, &c, why, sizeof(why)), SGX_QL_ERROR_MESSAGE_PARSING_ERROR);
+	qpl_reply_free(&r);
+	reply(&r, NULL, hdr, tcbm, NULL);		/* empty body */
+	CHECK_EQ(qpl_parse_pckcert(&r, &c, why, sizeof(why)), SGX_QL_ERROR_MESSAGE_PARSING_ERROR);
+	qpl_reply_free(&r);
+	free(enc);
+}
+
+TEST(collateral_parts_text_and_der)
+{
+	struct qpl_reply r;
+	char why[256], *data, *chain = NULL, *enc = pct(CERT), hdr[1024];
+	uint32_t len, clen;
+
+	snprintf(hdr, sizeof(hdr), "TCB-Info-Issuer-Chain: %s", enc);
+	reply(&r, "{\"tcbInfo\":{}}", hdr, NULL);
+	REQUIRE_EQ(qpl_parse_part(&r, "tcb-info-issuer-chain", false, &data, &len,
+				  &chain, &clen, why, sizeof(why)), 0);
+	CHECK_EQ(len, 15u);		/* the text and its NUL */
+	CHECK(!strcmp(data, "{\"tcbInfo\":{}}"));
+	CHECK_EQ(clen, (uint32_t)strlen(CERT) + 1);
+	CHECK(!strcmp(chain, CERT));
+	free(data);
+	free(chain);
+	qpl_reply_free(&r);
+	/* A CRL as hex text, decoded to DER (pccs_api_version 3.1). */
+	reply(&r, "3082000aff00\n", NULL);
+	REQUIRE_EQ(qpl_parse_part(&r, NULL, true, &data, &len, NULL, NULL,
+				  why, sizeof(why)), 0);
+	CHECK_EQ(len, 6u);
+	CHECK(!memcmp(data, "\x30\x82\x00\x0a\xff\x00", 6));
+	free(data);
+	qpl_reply_free(&r);
+	reply(&r, "30820", NULL);		/* odd */
+	CHECK_EQ(qpl_parse_part(&r, NULL, true, &data, &len, NULL, NULL, why,
+				sizeof(why)), SGX_QL_ERROR_MESSAGE_PARSING_ERROR);
+	qpl_reply_free(&r);
+	reply(&r, "{}", NULL);			/* the chain missing */
+	CHECK_EQ(qpl_parse_part(&r, "tcb-info-issuer-chain", false, &data, &len,
+				&chain, &clen, why, sizeof(why)),
+		 SGX_QL_ERROR_MESSAGE_PARSING_ERROR);
+	qpl_reply_free(&r);
+	free(enc);
+}
+
+TEST(headers_lower_cased_and_bounded)
+{
+	struct qpl_reply r;
+	char line[64];
+
+	memset(&r, 0, sizeof(r));
+	REQUIRE_EQ(qpl_reply_add_header(&r, "HTTP/1.1 200 OK\r\n", 17), 0);
+	REQUIRE_EQ(qpl_reply_add_header(&r, "SGX-FMSPC:  534758454D55 \r\n", 27), 0);
+	CHECK_EQ(r.nr_headers, 1);
+	CHECK(!strcmp(qpl_header(&r, "sgx-fmspc"), "534758454D55"));
+	for (int i = 0; i < 3 * QPL_MAX_HEADERS; i++) {
+		snprintf(line, sizeof(line), "X-%d: v\r\n", i);
+		REQUIRE_EQ(qpl_reply_add_header(&r, line, strlen(line)), 0);
+	}
+	CHECK_EQ(r.nr_headers, QPL_MAX_HEADERS);
+	qpl_reply_free(&r);
+}

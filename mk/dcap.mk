@@ -56,3 +56,4 @@ $(B)/tests/integration/test_attestation: | $(DCAP_QL)
 $(B)/tests/unit/test_dcap_qpl: $(QPL_OBJS)
 $(B)/tests/unit/test_dcap_qpl: TLIB_OBJS += $(QPL_OBJS)
 $(B)/tests/unit/test_dcap_qpl: LDLIBS += -lcurl
+$(B)/tests/integration/test_pccs: | $(DCAP_QPL)

@@ -7,6 +7,7 @@
  * as QVL names them, verifies a quote of this platform, and the server's
  * --revoke-pck makes the same quote refused.
  */
+#include <dlfcn.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <spawn.h>
@@ -19,6 +20,7 @@
 #include "aesm_client.h"
 #include "attest/attest.h"
 #include "attest/verify.h"
+#include "dcap/dcap.h"
 #include "sgxemu/attest.h"
 
 extern char **environ;
@@ -273,4 +275,236 @@ TEST(https_under_the_installation_root)
 	CHECK(sh("curl -s -o /dev/null -k "
 		 "https://127.0.0.1:%u/sgx/certification/v4/rootcacrl", p.port) != 0);
 	stop(&p);
+}
+
+/* ---- the quote provider library (libdcap_quoteprov.so.1) against it ---- */
+
+struct qpl {
+	void *so;
+	uint32_t (*get_config)(const sgx_ql_pck_cert_id_t *, sgx_ql_config_t **);
+	uint32_t (*free_config)(sgx_ql_config_t *);
+	uint32_t (*get_coll)(const uint8_t *, uint16_t, const char *,
+			     sgx_ql_qve_collateral_t **);
+	uint32_t (*free_coll)(sgx_ql_qve_collateral_t *);
+	uint32_t (*set_log)(sgx_ql_logging_callback_t, sgx_ql_log_level_t);
+};
+
+static int log_lines;
+static char last_log[600];
+
+static void on_log(sgx_ql_log_level_t level, const char *msg)
+{
+	(void)level;
+	log_lines++;
+	snprintf(last_log, sizeof(last_log), "%s", msg);
+}
+
+static bool qpl_open(struct qpl *q)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/dcap/libdcap_quoteprov.so.1", test_build_dir());
+	q->so = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!q->so) {
+		test_fail(__FILE__, __LINE__, "%s", dlerror());
+		return false;
+	}
+	*(void **)&q->get_config = dlsym(q->so, "sgx_ql_get_quote_config");
+	*(void **)&q->free_config = dlsym(q->so, "sgx_ql_free_quote_config");
+	*(void **)&q->get_coll = dlsym(q->so, "sgx_ql_get_quote_verification_collateral");
+	*(void **)&q->free_coll = dlsym(q->so, "sgx_ql_free_quote_verification_collateral");
+	*(void **)&q->set_log = dlsym(q->so, "sgx_ql_set_logging_callback");
+	if (q->set_log)
+		q->set_log(on_log, SGX_QL_LOG_ERROR);
+	return q->get_config && q->free_config && q->get_coll && q->free_coll &&
+	       q->set_log;
+}
+
+/* The QCNL configuration file for this test, named by QCNL_CONF_PATH. */
+static void qcnl(const struct pccs *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void qcnl(const struct pccs *p, const char *fmt, ...)
+{
+	char path[300];
+	va_list ap;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/qcnl.conf", p->dir);
+	f = fopen(path, "w");
+	if (!f) {
+		test_fail(__FILE__, __LINE__, "cannot write %s", path);
+		return;
+	}
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fclose(f);
+	setenv("QCNL_CONF_PATH", path, 1);
+}
+
+static void cert_id(sgx_ql_pck_cert_id_t *id, uint8_t *qeid, uint8_t *cpusvn,
+		    uint16_t *pcesvn)
+{
+	memset(id, 0, sizeof(*id));
+	memcpy(qeid, tc_attest()->qe_id, 16);
+	memset(cpusvn, 2, 16);
+	*pcesvn = 2;
+	id->p_qe3_id = qeid;
+	id->qe3_id_size = 16;
+	id->p_platform_cpu_svn = cpusvn;
+	id->p_platform_pce_isv_svn = pcesvn;
+}
+
+/*
+ * The quote library's question (sgx_ql_get_quote_config) over HTTPS with
+ * use_secure_cert true: the PCK chain it returns is the certification
+ * data the platform's QE puts in its quotes, byte for byte.
+ */
+TEST(quote_provider_gives_the_pck_chain)
+{
+	struct sgx_attest *a = tc_attest();
+	uint8_t qeid[16], cpusvn[16];
+	sgx_ql_pck_cert_id_t id;
+	sgx_ql_config_t *cfg = NULL;
+	uint16_t pcesvn;
+	struct pccs p;
+	struct qpl q;
+
+	REQUIRE(a && qpl_open(&q) && start(&p, NULL));
+	qcnl(&p, "{\n  // as the shipped file\n  \"pccs_url\": "
+	     "\"https://localhost:%u/sgx/certification/v4/\"\n"
+	     "  ,\"use_secure_cert\": true\n}\n", p.port);
+	cert_id(&id, qeid, cpusvn, &pcesvn);
+	REQUIRE_EQ(q.get_config(&id, &cfg), 0);
+	CHECK_EQ(cfg->version, 1u);
+	CHECK_EQ(cfg->cert_data_size, (uint32_t)a->cert_len);
+	CHECK(!memcmp(cfg->p_cert_data, a->cert_data, a->cert_len));
+	CHECK_MEM(cfg->cert_cpu_svn, a->pck_ext.cpusvn, 16);
+	CHECK_EQ(cfg->cert_pce_isv_svn, a->pck_ext.pcesvn);
+	q.free_config(cfg);
+
+	/* Another platform's QE id: no certificate data for it (404). */
+	qeid[0] ^= 0xff;
+	log_lines = 0;
+	CHECK_EQ(q.get_config(&id, &cfg), SGX_QL_NO_PLATFORM_CERT_DATA);
+	CHECK_EQ(log_lines, 1);
+	CHECK(strstr(last_log, "HTTP 404") != NULL);
+	qeid[0] ^= 0xff;
+	/* Legacy KEY=VALUE form, no certificate check. */
+	qcnl(&p, "PCCS_URL=https://127.0.0.1:%u/sgx/certification/v4/\n"
+	     "USE_SECURE_CERT=FALSE\n", p.port);
+	REQUIRE_EQ(q.get_config(&id, &cfg), 0);
+	q.free_config(cfg);
+	CHECK_EQ(q.get_config(NULL, &cfg), SGX_QL_ERROR_INVALID_PARAMETER);
+	stop(&p);
+	mkdir(p.dir, 0700);		/* for the configurations below */
+
+	/* The PCCS down: a network error, after the configured retries. */
+	qcnl(&p, "{\"pccs_url\": \"https://127.0.0.1:%u/sgx/certification/v4/\", "
+	     "\"retry_times\": 1, \"retry_delay\": 0}", p.port);
+	log_lines = 0;
+	CHECK_EQ(q.get_config(&id, &cfg), SGX_QL_NETWORK_ERROR);
+	CHECK_EQ(log_lines, 1);
+	/* A configuration that is not JSON after all. */
+	qcnl(&p, "{\"pccs_url\": \"https://x/\",, }");
+	CHECK_EQ(q.get_config(&id, &cfg), SGX_QL_CONFIG_INVALID_JSON);
+	CHECK(strstr(last_log, "not valid JSON") != NULL);
+	unsetenv("QCNL_CONF_PATH");
+	sh("rm -rf '%s'", p.dir);
+	dlclose(q.so);
+}
+
+/* Hex text (collateral version 3.0) or DER (3.1) into @out. */
+static bool crl_bytes(const char *data, uint32_t size, bool der,
+		      uint8_t **out, size_t *len)
+{
+	size_t n = der ? size : strnlen(data, size) / 2;
+
+	*out = malloc(n ? n : 1);
+	*len = n;
+	if (!*out)
+		return false;
+	if (der) {
+		memcpy(*out, data, n);
+		return true;
+	}
+	return test_unhex(data, *out, n);
+}
+
+/* The provider's collateral as the verifier's, trusting @root. */
+static int verify_provided(const sgx_ql_qve_collateral_t *c, const char *root,
+			   const uint8_t *q, size_t len)
+{
+	struct sgxemu_collateral sc = { 0 };
+	struct sgxemu_verify_opts o = { .collateral = &sc, .trusted_root_pem = root };
+	struct sgxemu_verify_result res;
+	bool der = c->minor_version == 1;
+	int st = -1;
+
+	sc.tcb_info = c->tcb_info;
+	sc.qe_identity = c->qe_identity;
+	sc.tcb_chain = c->tcb_info_issuer_chain;
+	sc.pck_chain = c->pck_crl_issuer_chain;
+	sc.root = (char *)root;
+	/* The root CRL's size counts a NUL the provider added. */
+	if (crl_bytes(c->root_ca_crl, c->root_ca_crl_size - der, der,
+		      &sc.root_crl, &sc.root_crl_len) &&
+	    crl_bytes(c->pck_crl, c->pck_crl_size, der, &sc.pck_crl, &sc.pck_crl_len))
+		st = sgxemu_quote_verify(q, len, &o, &res);
+	free(sc.root_crl);
+	free(sc.pck_crl);
+	return st;
+}
+
+/*
+ * A verifier's question (sgx_ql_get_quote_verification_collateral): the
+ * collateral verifies this platform's quote in both CRL encodings, a
+ * --revoke-pck PCCS's collateral refuses it, an FMSPC the PCCS does not
+ * know has no collateral, and bad arguments are refused.
+ */
+TEST(quote_provider_collateral_verifies_a_quote)
+{
+	static const uint8_t fmspc[6] = { 'S', 'G', 'X', 'E', 'M', 'U' };
+	sgx_ql_qve_collateral_t *c = NULL;
+	uint8_t other[6] = { 1, 2, 3, 4, 5, 6 };
+	size_t len, rlen;
+	char *root;
+	struct pccs p;
+	struct qpl q;
+	uint8_t *quote = make_quote(&len);
+
+	REQUIRE(quote && qpl_open(&q) && start(&p, NULL));
+	root = test_read_file(p.root, &rlen);
+	REQUIRE(root);
+	for (int api = 0; api < 2; api++) {
+		qcnl(&p, "{\"pccs_url\": \"https://localhost:%u/sgx/certification/v4/\""
+		     ", \"pccs_api_version\": \"3.%d\"}", p.port, api);
+		REQUIRE_EQ(q.get_coll(fmspc, 6, "processor", &c), 0);
+		CHECK_EQ(c->major_version, 3);
+		CHECK_EQ(c->minor_version, api);
+		CHECK_EQ(c->tee_type, 0u);
+		CHECK_EQ(c->tcb_info_size, (uint32_t)strlen(c->tcb_info) + 1);
+		CHECK_EQ(verify_provided(c, root, quote, len), 0);
+		q.free_coll(c);
+	}
+	CHECK_EQ(q.get_coll(other, 6, "processor", &c), SGX_QL_NO_QUOTE_COLLATERAL_DATA);
+	CHECK(c == NULL);
+	CHECK_EQ(q.get_coll(fmspc, 5, "processor", &c), SGX_QL_ERROR_INVALID_PARAMETER);
+	CHECK_EQ(q.get_coll(fmspc, 6, "elsewhere", &c), SGX_QL_ERROR_INVALID_PARAMETER);
+	CHECK_EQ(q.get_coll(fmspc, 6, "processor", NULL), SGX_QL_ERROR_INVALID_PARAMETER);
+	/* http:// to the HTTPS port: no answer a client can read. */
+	qcnl(&p, "{\"pccs_url\": \"http://127.0.0.1:%u/sgx/certification/v4/\"}", p.port);
+	CHECK_EQ(q.get_coll(fmspc, 6, "processor", &c), SGX_QL_NETWORK_ERROR);
+	stop(&p);
+
+	REQUIRE(start(&p, "--revoke-pck"));
+	qcnl(&p, "{\"pccs_url\": \"https://localhost:%u/sgx/certification/v4/\"}", p.port);
+	REQUIRE_EQ(q.get_coll(fmspc, 6, "processor", &c), 0);
+	CHECK_EQ(verify_provided(c, root, quote, len), ST_PCK_REVOKED);
+	q.free_coll(c);
+	stop(&p);
+	unsetenv("QCNL_CONF_PATH");
+	free(root);
+	free(quote);
+	dlclose(q.so);
 }

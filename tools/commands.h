@@ -32,6 +32,9 @@ extern const struct cli_command cmd_pccs;
 typedef int (*run_extra_fn)(int argc, char **argv, int *i, void *ctx);
 int run_options(int argc, char **argv, int *idx, const char **lib,
 		run_extra_fn extra, void *ctx);
+/* SGXEMU_AEX_TICK, set by --aex-tick (@from_option) or inherited, is a
+ * time the engine takes; false after a message naming where it came from. */
+bool run_tick_ok(bool from_option);
 /* The shim's absolute path into @shim (PATH_MAX): --lib's, or found as
  * run_find_file() finds it. -1, or an exit status after a message. */
 int run_shim_path(const char *lib, char *shim);

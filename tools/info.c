@@ -257,6 +257,8 @@ static int info_main(int argc, char **argv)
 		cli_error("no arguments expected (try 'sgxemu info --help')");
 		return CLI_EXIT_USAGE;
 	}
+	if (!run_tick_ok(false))
+		return CLI_EXIT_USAGE;
 	ret = sgxemu_platform_init();
 	if (ret) {
 		cli_error("the platform cannot be created: %s", strerror(-ret));
@@ -342,12 +344,15 @@ static int info_main(int argc, char **argv)
 	       sgxemu_guard() ? "on" : "off");
 	tick = sgxemu__platform.aex_tick_ns;
 	if (tick)
-		printf("AEX tick:         every %llu us of a thread's CPU time "
-		       "(the timer interrupt's AEX)\n",
-		       (unsigned long long)(tick / 1000));
+		printf("AEX tick:         every %llu us of a thread's CPU time in "
+		       "enclave mode (the timer interrupt's AEX; %s, "
+		       "--aex-tick 0 for none)\n",
+		       (unsigned long long)(tick / 1000),
+		       getenv("SGXEMU_AEX_TICK") && *getenv("SGXEMU_AEX_TICK") ?
+		       "SGXEMU_AEX_TICK" : "the default");
 	else
-		printf("AEX tick:         none (AEXs only for signals and "
-		       "reclaimer kicks; --aex-tick 4ms for hardware's)\n");
+		printf("AEX tick:         none (SGXEMU_AEX_TICK=0: AEXs only for "
+		       "signals and reclaimer kicks)\n");
 	print_trap();
 	print_cpuid();
 	print_fsgsbase();

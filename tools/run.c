@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "engine/engine.h"
 #include "lsm/policy.h"
 #include "cli.h"
 #include "commands.h"
@@ -42,7 +43,8 @@ static const char usage[] =
 	"  --no-aexnotify    a processor without AEX-Notify (no AEXNOTIFY\n"
 	"                    attribute, no EDECCSSA)\n"
 	"  --aex-tick TIME   a timer interrupt (an AEX) every TIME of each\n"
-	"                    thread's CPU time, e.g. 4ms (hardware's tick)\n"
+	"                    thread's CPU time in enclave mode (default 4ms, a\n"
+	"                    kernel with HZ=250; units ns, us, ms, s); 0: none\n"
 	"  --vdso-abi ABI    force the vDSO entry's ABI: mainline or seed\n"
 	"                    (default: decided at each call)\n"
 	"  --cpuid MODE      host CPUID as an SGX part: auto (default: fault where\n"
@@ -178,9 +180,26 @@ static void warn_if_static(const char *prog)
 	close(fd);
 }
 
+bool run_tick_ok(bool from_option)
+{
+	const char *v = getenv("SGXEMU_AEX_TICK");
+	uint64_t ns;
+
+	if (!v || (!*v && !from_option) || !sgxemu__parse_tick(v, &ns))
+		return true;
+	if (from_option)
+		cli_error("--aex-tick '%s' is not a tick: a time "
+			  "from 100us to 60s (e.g. 4ms, 250us) or 0 for none", v);
+	else
+		cli_error("SGXEMU_AEX_TICK='%s' is not a tick: a time "
+			  "from 100us to 60s (e.g. 4ms, 250us) or 0 for none", v);
+	return false;
+}
+
 int run_options(int argc, char **argv, int *idx, const char **lib,
 		run_extra_fn extra, void *ctx)
 {
+	bool tick_opt = false;
 	int i;
 
 	for (i = *idx; i < argc; i++) {
@@ -212,6 +231,7 @@ int run_options(int argc, char **argv, int *idx, const char **lib,
 				return CLI_EXIT_USAGE;
 			}
 			setenv("SGXEMU_AEX_TICK", argv[++i], 1);
+			tick_opt = true;
 		} else if (!strcmp(a, "--debug")) {
 			setenv("SGXEMU_DEBUG", "1", 1);
 		} else if (!strcmp(a, "--epc-size") || !strncmp(a, "--epc-size=", 11)) {
@@ -277,6 +297,8 @@ int run_options(int argc, char **argv, int *idx, const char **lib,
 			return CLI_EXIT_USAGE;
 		}
 	}
+	if (!run_tick_ok(tick_opt))
+		return CLI_EXIT_USAGE;
 	if (i >= argc) {
 		cli_error("no program to run (try 'sgxemu %s --help')", argv[0]);
 		return CLI_EXIT_USAGE;

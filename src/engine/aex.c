@@ -803,7 +803,10 @@ void sgxemu__enclave_signal(int signo, siginfo_t *info, ucontext_t *uc,
 		rip = tcb->entry_rip;
 	}
 	if (signo == SGXEMU_KICK_SIGNAL) {
-		/* The reclaimer's kick: an interrupt, nothing to deliver. */
+		/* The reclaimer's kick or the tick's timer (SI_TIMER): an
+		 * interrupt, nothing to deliver. */
+		if (info->si_code == SI_TIMER)
+			SGXEMU_COUNT(tick_aex);
 		keep_guard(tcb);
 		do_aex(tcb, uc, save, false, 0, 0, 0, rip);
 		return;

@@ -186,6 +186,9 @@ struct sgxemu_tcb {
 	 * another thread's FS base (and so its TLS). */
 	bool     foreign;
 	bool     tick_armed;		/* SGXEMU_AEX_TICK timer (kick.c) */
+	bool     tick_paused;		/* stopped by a tick in host mode */
+	uint64_t tick_paused_at;	/* ... at this thread CPU time (ns) */
+	uint64_t tick_left;		/* ... this long before its next expiry */
 	timer_t  tick;
 	/* The host's values of the XSAVE features XCR0 has and the
 	 * enclave's XFRM lacks, kept while in enclave mode (xstate.c):
@@ -284,6 +287,9 @@ struct sgxemu_trap_counts {
 	_Atomic uint64_t enclave_enclu;	/* ENCLU traps in enclave mode */
 	_Atomic uint64_t aex;
 	_Atomic uint64_t fast_eenter;	/* host EENTERs without a trap */
+	_Atomic uint64_t tick_host;	/* AEX ticks that found host mode
+					 * (each pauses the timer, kick.c) */
+	_Atomic uint64_t tick_aex;	/* AEX ticks that made an AEX */
 };
 extern struct sgxemu_trap_counts *sgxemu__traps;
 void sgxemu__traps_init(void);
@@ -490,13 +496,19 @@ void sgxemu__guard_init(bool on);
 void sgxemu__kick_enter(struct sgxemu_tcb *tcb, struct sgxemu_enclave *e);
 void sgxemu__kick_leave(struct sgxemu_tcb *tcb);
 /*
- * The timer interrupt (SGXEMU_AEX_TICK): a thread-CPU-time timer per
- * thread that kicks it every tick, so enclave code sees the AEXs a
- * hardware timer tick causes. Started at thread set-up, stopped at exit.
+ * The timer interrupt (SGXEMU_AEX_TICK, on by default): a thread-CPU-time
+ * timer per thread that kicks it every tick, so enclave code sees the
+ * AEXs a hardware timer tick causes. Started at thread set-up, paused by
+ * a tick that lands in host mode and resumed at the next entry, stopped
+ * at exit.
  */
 void sgxemu__tick_start(struct sgxemu_tcb *tcb);
+void sgxemu__tick_pause(struct sgxemu_tcb *tcb);
+void sgxemu__tick_resume(struct sgxemu_tcb *tcb);
 void sgxemu__tick_stop(struct sgxemu_tcb *tcb);
-uint64_t sgxemu__parse_tick(const char *v);
+/* The default: a kernel with HZ=250 ticks every 4 ms. */
+#define SGXEMU_AEX_TICK_DEFAULT_NS	4000000ULL
+int sgxemu__parse_tick(const char *v, uint64_t *ns);
 int sgxemu__kick(struct sgxemu_enclave *e);
 struct sgxemu_tcb *sgxemu__tcb_of_slot(int slot);
 

@@ -146,6 +146,16 @@ static int platform_create(void)
 	const char *v;
 	int ret;
 
+	/* The timer interrupt hardware takes while enclave code runs: on
+	 * unless asked otherwise (kick.c). */
+	v = getenv("SGXEMU_AEX_TICK");
+	sgxemu__platform.aex_tick_ns = SGXEMU_AEX_TICK_DEFAULT_NS;
+	if (v && *v && sgxemu__parse_tick(v, &sgxemu__platform.aex_tick_ns)) {
+		fprintf(stderr, "sgxemu: SGXEMU_AEX_TICK='%s' is not a tick: "
+			"a time from 100us to 60s (e.g. 4ms, 250us) or 0 for "
+			"none\n", v);
+		return -EINVAL;
+	}
 	cc.epc_size = pending.epc_size;
 	if (!cc.epc_size && (v = getenv("SGXEMU_EPC_SIZE")) != NULL) {
 		cc.epc_size = sgxemu__parse_size(v);
@@ -173,11 +183,6 @@ static int platform_create(void)
 	sgxemu__platform.debug = sgxemu__env_flag("SGXEMU_DEBUG", 0);
 	sgxemu__traps_init();
 	sgxemu__enclu_patch_init();
-	v = getenv("SGXEMU_AEX_TICK");
-	sgxemu__platform.aex_tick_ns = sgxemu__parse_tick(v);
-	if (v && *v && strcmp(v, "0") && !sgxemu__platform.aex_tick_ns)
-		sgxemu__write_str("sgxemu: SGXEMU_AEX_TICK: not a tick of at "
-				  "least 100us (e.g. 4ms); no timer AEXs\n");
 	sgxemu__guard_init(sgxemu__platform.guard);
 	sgx_xsave_layout_init();
 	sgxemu__xstate_init();

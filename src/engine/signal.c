@@ -460,8 +460,14 @@ static void host_signal(int signo, siginfo_t *info, ucontext_t *uc,
 	struct sgxemu_event ev;
 	sgxemu_read_fn read;
 
-	if (signo == SGXEMU_KICK_SIGNAL)
-		return;		/* the thread left enclave mode meanwhile */
+	if (signo == SGXEMU_KICK_SIGNAL) {
+		/* The thread left enclave mode meanwhile. The tick's timer
+		 * (SI_TIMER; a reclaimer's kick is SI_TKILL) waits for the
+		 * next entry. */
+		if (tcb && info->si_code == SI_TIMER)
+			sgxemu__tick_pause(tcb);
+		return;
+	}
 	if (sgxemu__tsc_emulate_host(signo, info, uc))
 		return;
 	/* After a #UD or #GP the instruction was fetched: its page may be

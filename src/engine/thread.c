@@ -305,6 +305,7 @@ void sgxemu__thread_fork_child(void)
 		tls_tcb->tid = (int)syscall(SYS_gettid);
 		/* Timers are not inherited: the child's thread needs its own. */
 		tls_tcb->tick_armed = false;
+		tls_tcb->tick_paused = false;
 		sgxemu__tick_start(tls_tcb);
 	}
 }

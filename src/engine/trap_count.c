@@ -2,9 +2,10 @@
 /*
  * Counts of the engine's traps, for benchmarks (bench/gramine_ocall.sh):
  * host ENCLU traps, enclave ENCLU traps (EEXIT and the other leaves),
- * AEXs, and host EENTERs that took no trap (the fast path).
+ * AEXs, host EENTERs that took no trap (the fast path), and the timer
+ * ticks that found a thread in host mode and those that made an AEX.
  *
- * SGXEMU_TRAP_COUNTS=FILE keeps them in FILE, a shared mapping (four
+ * SGXEMU_TRAP_COUNTS=FILE keeps them in FILE, a shared mapping (six
  * little-endian 64-bit counters), so that they survive a program that
  * ends with a raw exit_group and add up across its fork children; without
  * it they are this process's own. Relaxed atomic adds: no locks, usable

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "engine/engine.h"
 #include "test.h"
 #include "../enclaves/encl_util.h"
 
@@ -46,6 +47,8 @@ static struct sgxemu_enclave *load(uint64_t *base, uint64_t attr)
 
 static volatile uint64_t stop_flag;
 static volatile long usr1;
+/* The timer tick's AEXs (on by default, kick.c) in the last loop. */
+static long ticks;
 static struct {
 	uint64_t tcs;
 	uint8_t byte;
@@ -86,6 +89,7 @@ static long interrupted_loop(struct sgxemu_enclave *e, uint64_t tcs,
 		return -1;
 	stop_flag = 0;
 	usr1 = 0;
+	ticks = -(long)atomic_load(&sgxemu__traps->tick_aex);
 	loop.tcs = tcs;
 	loop.byte = byte;
 	if (pthread_create(&t, NULL, loop_thread, NULL))
@@ -105,6 +109,7 @@ static long interrupted_loop(struct sgxemu_enclave *e, uint64_t tcs,
 		usleep(300 * 1000);	/* SGXEMU_AEX_TICK's timer only */
 	stop_flag = 1;
 	pthread_join(t, NULL);
+	ticks += (long)atomic_load(&sgxemu__traps->tick_aex);
 	if (loop.ret || loop.run.exit_reason != SGXEMU_EXIT_EEXIT)
 		return -1;
 	/* The loop's state after R8 steps: nothing was lost on resume. */
@@ -124,11 +129,12 @@ TEST(notification_at_each_eresume)
 	if (!e)
 		return;
 	n = interrupted_loop(e, base + L_TCS0, 1, 20);
-	printf("    %ld notifications for %ld signals\n", n, (long)usr1);
-	/* Every signal that hit enclave mode is one AEX and one
+	printf("    %ld notifications for %ld signals and %ld ticks\n", n,
+	       (long)usr1, ticks);
+	/* Every signal or tick that hit enclave mode is one AEX and one
 	 * notification; a signal may also land in host code. */
 	CHECK(n >= 1);
-	CHECK(n <= usr1);
+	CHECK(n <= usr1 + ticks);
 	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
 }
 
@@ -171,24 +177,26 @@ TEST(edeccssa_at_cssa_zero_is_gp)
 }
 
 /*
- * SGXEMU_AEX_TICK: a timer interrupt every tick of the thread's CPU time
- * is an AEX, as hardware's timer tick is, so the enclave is notified with
- * no signal sent. The platform reads the setting when it is created, so
- * this test runs itself again in a process that has it.
+ * The timer tick (on by default, SGXEMU_AEX_TICK): a timer interrupt every
+ * tick of the thread's CPU time is an AEX, as hardware's timer tick is, so
+ * the enclave is notified with no signal sent. The platform reads the
+ * setting when it is created: with it off in this process's environment
+ * the test runs itself again without it.
  */
 TEST(timer_tick_aexs_notify_without_signals)
 {
 	uint64_t base;
 	struct sgxemu_enclave *e;
+	const char *v = getenv("SGXEMU_AEX_TICK");
 	pid_t pid;
 	int status;
 	long n;
 
-	if (!getenv("SGXEMU_AEX_TICK")) {
+	if (v && *v) {
 		pid = fork();
 		REQUIRE(pid >= 0);
 		if (pid == 0) {
-			setenv("SGXEMU_AEX_TICK", "1ms", 1);
+			unsetenv("SGXEMU_AEX_TICK");
 			execl("/proc/self/exe", "test_aexnotify",
 			      "timer_tick_aexs_notify_without_signals",
 			      (char *)NULL);
@@ -203,10 +211,44 @@ TEST(timer_tick_aexs_notify_without_signals)
 	if (!e)
 		return;
 	n = interrupted_loop(e, base + L_TCS0, 1, 0);
-	printf("    %ld notifications from the tick in 300 ms\n", n);
+	printf("    %ld notifications from %ld ticks in 300 ms\n", n, ticks);
 	CHECK(n >= 1);
+	CHECK(n <= ticks);
 	CHECK_EQ(usr1, 0);
 	/* Without the frame's byte the ticks' AEXs resume plainly. */
 	CHECK_EQ(interrupted_loop(e, base + L_TCS0, 0, 0), 0);
+	CHECK(ticks >= 1);
+	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
+}
+
+/* SGXEMU_AEX_TICK=0 (--aex-tick 0): no tick, so no AEX and no
+ * notification in the same 300 ms of enclave code. */
+TEST(no_tick_no_notification)
+{
+	uint64_t base;
+	struct sgxemu_enclave *e;
+	const char *v = getenv("SGXEMU_AEX_TICK");
+	pid_t pid;
+	int status;
+
+	if (!v || strcmp(v, "0")) {
+		pid = fork();
+		REQUIRE(pid >= 0);
+		if (pid == 0) {
+			setenv("SGXEMU_AEX_TICK", "0", 1);
+			execl("/proc/self/exe", "test_aexnotify",
+			      "no_tick_no_notification", (char *)NULL);
+			_exit(127);
+		}
+		REQUIRE_EQ(waitpid(pid, &status, 0), pid);
+		CHECK(WIFEXITED(status));
+		CHECK_EQ(WEXITSTATUS(status), 0);
+		return;
+	}
+	e = load(&base, SGX_ATTR_AEXNOTIFY);
+	if (!e)
+		return;
+	CHECK_EQ(interrupted_loop(e, base + L_TCS0, 1, 0), 0);
+	CHECK_EQ(ticks, 0);
 	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
 }

@@ -13,9 +13,10 @@
 #  - the SDK's own samples, built from its SampleCode with their own
 #    Makefiles in hardware debug mode: SampleEnclave, SealUnseal,
 #    LocalAttestation (one process, and responder + initiator as two),
-#    Switchless, the C++11/14/17 demos, and SampleEnclave signed with the
+#    Switchless, the C++11/14/17 demos, SampleEnclave signed with the
 #    SDK's EDMM configuration (config.05.xml: dynamic threads, stack and
-#    the user region).
+#    the user region), and SampleAEXNotify (its handler counts the AEXs
+#    the default timer tick causes; none with --aex-tick 0).
 # Everything is built once into $B/intel-sdk (setup.sh unpacks the SDK and
 # builds the samples, about 45 s; tests/sdk/build.sh our enclave) and
 # reused while its sources are unchanged. Skipped, with the reason, only
@@ -37,7 +38,7 @@ mkdir -p "$dest"
 export LD_LIBRARY_PATH="$dest/psw/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 # The samples, each built once (setup.sh rebuilds what it is named).
-samples="SampleEnclave SealUnseal LocalAttestation Switchless Cxx11SGXDemo Cxx14SGXDemo Cxx17SGXDemo"
+samples="SampleEnclave SealUnseal LocalAttestation Switchless Cxx11SGXDemo Cxx14SGXDemo Cxx17SGXDemo SampleAEXNotify"
 need=
 for s in $samples; do
 	prog=$dest/samples/$s/app
@@ -96,12 +97,14 @@ else
 	bad edmm_refused_on_sgx1 "exit $rc: $(tail -n 3 <<<"$out" | tr '\n' '|')"
 fi
 
-# sample NAME DIR PROG EXPECT_TEXT [sgxemu options...]
-# AEX-Notify (guide 3.5): with a timer tick the trts's AEX handlers run
-# after the notifications; without the attribute they never do; a part
-# without AEX-Notify makes the urts refuse the enclave that asks for it.
-own aexnotify --aex-tick 1ms -- encl_aexn.signed.so aexnotify some
-own aexnotify_not_asked --aex-tick 1ms -- encl.signed.so aexnotify none
+# AEX-Notify (guide 3.5): with the timer tick (on by default) the trts's
+# AEX handlers run after the notifications; with --aex-tick 0 nothing
+# interrupts the enclave, so they never do; without the attribute they
+# never do either; a part without AEX-Notify makes the urts refuse the
+# enclave that asks for it.
+own aexnotify -- encl_aexn.signed.so aexnotify some
+own aexnotify_tick_off --aex-tick 0 -- encl_aexn.signed.so aexnotify none
+own aexnotify_not_asked -- encl.signed.so aexnotify none
 out=$(cd "$own" && timeout -s KILL 120 "$CLI" run --no-aexnotify ./app encl_aexn.signed.so aexnotify some 2>&1)
 rc=$?
 if [ "$rc" -eq 1 ] && grep -q 'sgx_create_enclave returned 0x3002' <<<"$out"; then
@@ -110,6 +113,37 @@ else
 	bad aexnotify_refused_without_the_feature "exit $rc: $(tail -n 3 <<<"$out" | tr '\n' '|')"
 fi
 
+# The SDK's SampleAEXNotify, with no option: its AEX handler counts the
+# AEXs of a long ECALL, which the tick gives (with --aex-tick 0, none).
+# The sample sizes its loops by time() to take 60 s outside the enclave
+# and then as long inside; a preload (tests/sdk/fast_clock.c) runs its
+# time() 60 times faster, so each takes a real second.
+aexn_sample() {	# NAME WANT(some|none) [sgxemu options...]
+	local name=$1 want=$2 out rc n
+	shift 2
+	out=$(cd "$S/SampleAEXNotify" && SGXEMU_FAST_CLOCK=60 \
+	      LD_PRELOAD="$dest/fast_clock.so${LD_PRELOAD:+:$LD_PRELOAD}" \
+	      timeout -s KILL 300 "$CLI" run "$@" ./app </dev/null 2>&1)
+	rc=$?
+	n=$(sed -n 's/.*We counted \([0-9]*\) async enclave exits.*/\1/p' <<<"$out")
+	if [ "$rc" -eq 0 ] && grep -q "SampleAEXNotify successfully returned" <<<"$out" &&
+	   { { [ "$want" = some ] && [ "${n:-0}" -gt 0 ]; } ||
+	     { [ "$want" = none ] && [ "$n" = 0 ]; }; }; then
+		echo "    $name: $n AEXs counted by the sample's handler"
+		ok "$name"
+	else
+		bad "$name" "exit $rc, ${n:-no} AEXs: $(tail -n 4 <<<"$out" | tr '\n' '|')"
+	fi
+}
+if cc -std=gnu11 -O2 -shared -fPIC -o "$dest/fast_clock.so" "$root/tests/sdk/fast_clock.c" 2>"$dest/fast_clock.log"; then
+	S=$dest/samples
+	aexn_sample SampleAEXNotify some
+	aexn_sample SampleAEXNotify_tick_off none --aex-tick 0
+else
+	bad SampleAEXNotify "cannot build fast_clock.so: $(tail -n 2 "$dest/fast_clock.log" | tr '\n' '|')"
+fi
+
+# sample NAME DIR PROG EXPECT_TEXT [sgxemu options...]
 sample() {
 	local name=$1 dir=$2 prog=$3 want=$4 out rc
 	shift 4

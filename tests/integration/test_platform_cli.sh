@@ -53,5 +53,43 @@ out=$(SGXEMU_LAUNCH_CONTROL=locked SGXEMU_LE_HASH="$good" \
       SGXEMU_SECRETS_FILE="$T/b/secrets" "$CLI" info 2>&1)
 echo "$out" | grep -q "launch control: *locked.*0xabababababababab" && ok le_hash_locks \
 	|| bad le_hash_locks "$out"
+# The AEX tick: 4 ms by default, as SGXEMU_AEX_TICK or --aex-tick says,
+# none at 0; a value that is not a tick is one line naming where it came
+# from, and a usage exit (2) before anything runs.
+out=$(SGXEMU_SECRETS_FILE="$T/b/secrets" "$CLI" info 2>&1)
+echo "$out" | grep -q "^AEX tick: *every 4000 us .*the default" && ok aex_tick_default_4ms \
+	|| bad aex_tick_default_4ms "$(echo "$out" | grep 'AEX tick')"
+out=$(SGXEMU_AEX_TICK=250us SGXEMU_SECRETS_FILE="$T/b/secrets" "$CLI" info 2>&1)
+echo "$out" | grep -q "^AEX tick: *every 250 us .*SGXEMU_AEX_TICK" && ok aex_tick_250us \
+	|| bad aex_tick_250us "$(echo "$out" | grep 'AEX tick')"
+out=$(SGXEMU_AEX_TICK=0 SGXEMU_SECRETS_FILE="$T/b/secrets" "$CLI" info 2>&1)
+echo "$out" | grep -q "^AEX tick: *none" && ok aex_tick_0_none \
+	|| bad aex_tick_0_none "$(echo "$out" | grep 'AEX tick')"
+one_line_refusal() {	# NAME WANT COMMAND...
+	local name=$1 want=$2 out rc
+	shift 2
+	out=$(SGXEMU_SECRETS_FILE="$T/b/secrets" "$@" 2>&1)
+	rc=$?
+	if [ "$rc" -eq 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] &&
+	   grep -qF -- "$want" <<<"$out"; then
+		ok "$name"
+	else
+		bad "$name" "rc=$rc $out"
+	fi
+}
+for v in 4x 10us 61s -1 "" 1.5ms; do
+	one_line_refusal "aex_tick_option_refused '$v'" "--aex-tick '$v' is not a tick" \
+		"$CLI" run --aex-tick "$v" /bin/echo ran
+done
+one_line_refusal "aex_tick_option_needs_a_value" "--aex-tick needs a time" \
+	"$CLI" run --aex-tick
+for v in 4x abc 50us; do
+	one_line_refusal "aex_tick_env_refused_by_run '$v'" "SGXEMU_AEX_TICK='$v' is not a tick" \
+		env SGXEMU_AEX_TICK="$v" "$CLI" run /bin/echo ran
+	one_line_refusal "aex_tick_env_refused_by_info '$v'" "SGXEMU_AEX_TICK='$v' is not a tick" \
+		env SGXEMU_AEX_TICK="$v" "$CLI" info
+done
+out=$(SGXEMU_SECRETS_FILE="$T/b/secrets" "$CLI" run --aex-tick 0 /bin/echo ran 2>&1)
+[ "$out" = ran ] && ok aex_tick_option_0_runs || bad aex_tick_option_0_runs "$out"
 echo "$pass passed, $fail failed, 0 skipped"
 [ $fail -eq 0 ]

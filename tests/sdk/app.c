@@ -253,8 +253,8 @@ static void *aex_stopper(void *arg)
 
 /*
  * The AEX handlers the enclave registered ran after its AEXs ("some", the
- * enclave has AEX-Notify and the platform gives AEXs: --aex-tick) or
- * never ("none").
+ * enclave has AEX-Notify and the platform gives AEXs: the timer tick, on
+ * by default) or never ("none": no AEX-Notify, or --aex-tick 0).
  */
 static void aexnotify(sgx_enclave_id_t eid, const char *want)
 {

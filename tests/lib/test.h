@@ -28,6 +28,10 @@ const char *test_shared_path(const char *rel);
 const char *test_build_dir(void);
 /* Read a whole file; returns malloc'd data and its size, or NULL. */
 void *test_read_file(const char *path, size_t *size);
+/* This host's TSC rate in Hz, measured twice over 200 ms against
+ * CLOCK_MONOTONIC (host_tsc.c); 0 with *@why set where the two disagree
+ * (no steady rate to compare with) or SGXEMU_TEST_UNSTEADY_TSC=1. */
+double test_tsc_hz(const char **why);
 
 #define TEST(name) \
 	static void name(void); \

@@ -37,7 +37,9 @@ if ! make -C "$root" --no-print-directory -s B="$B" deb > "$T/make.out" 2>&1; th
 fi
 deb=$(tail -n 1 "$T/make.out")
 case "$deb" in /*) ;; *) deb=$root/$deb ;; esac
-if [ -f "$deb" ] && [ "$(basename "$deb")" = "$(ls "$(dirname "$deb")" | grep '^sgxemu_.*\.deb$')" ]; then
+# One package, the one it named (mkdeb.sh takes older ones away).
+debs=("$(dirname "$deb")"/sgxemu_*.deb)
+if [ -f "$deb" ] && [ ${#debs[@]} -eq 1 ] && [ "${debs[0]}" -ef "$deb" ]; then
 	ok make_deb
 else
 	bad make_deb "no package at '$deb'"
@@ -96,7 +98,7 @@ CLI=$R/usr/bin/sgxemu
 # Its pieces, found relative to itself: `sgxemu gdb`'s command line names
 # the installed sgxemu.gdb and libsgxemu.so; `sgxemu info` finds the
 # debugger library.
-line=$(SGXEMU_GDB=echo "$CLI" gdb /bin/true 2>&1)
+line=$(SGXEMU_GDB="echo" "$CLI" gdb /bin/true 2>&1)
 case "$line" in
 "-x $R/usr/share/sgxemu/sgxemu.gdb -iex set exec-wrapper env 'LD_PRELOAD=$R/usr/lib/sgxemu/libsgxemu.so' --args /bin/true")
 	ok installed_gdb_finds_its_files ;;

@@ -30,7 +30,7 @@ fi
 [ $? -eq 2 ] && ok gdb_no_program_usage || bad gdb_no_program_usage "exit status not 2"
 # The debugger's command line: the command file first, the shim for the
 # program only, gdb's own options in order, then the program.
-line=$(SGXEMU_GDB=echo "$CLI" gdb --guard -ex one -batch -x two /bin/true a 2>&1)
+line=$(SGXEMU_GDB="echo" "$CLI" gdb --guard -ex one -batch -x two /bin/true a 2>&1)
 case "$line" in
 "-x $(realpath "$B")/sgxemu.gdb -iex set exec-wrapper env 'LD_PRELOAD=$(realpath "$B")/libsgxemu.so' -ex one -batch -x two --args /bin/true a")
 	ok gdb_command_line ;;
@@ -85,14 +85,18 @@ has() {		# NAME TEST-NAME EXTENDED-REGEX
 	fi
 }
 
-# Hardware watchpoints are the host's: some VM hosts take gdb's debug
-# register writes but never raise the debug exception, so `watch` does not
-# stop even a plain program there. A plain program under plain gdb says
-# which host this is; SGXEMU_TEST_NO_HW_WATCH=1 makes it answer "none",
-# which the skip path's own check below uses on every host.
-hw_watch_probe() {
-	if [ "${SGXEMU_TEST_NO_HW_WATCH:-0}" = 1 ]; then
-		hw_watch_why="SGXEMU_TEST_NO_HW_WATCH=1 says this host has no hardware watchpoints"
+# What the host lets gdb do, seen with a plain program under plain gdb
+# (a breakpoint, then a watchpoint on a global), run once:
+#  - run a program at all: a host that refuses ptrace (Yama's
+#    ptrace_scope 3, a container's seccomp profile) stops every session;
+#    SGXEMU_TEST_NO_PTRACE=1 takes that path;
+#  - hardware watchpoints: some VM hosts take gdb's debug register writes
+#    but never raise the debug exception, so `watch` stops not even a
+#    plain program; SGXEMU_TEST_NO_HW_WATCH=1 takes that path, which the
+#    check after the first session uses on every host.
+plain_gdb_probe() {
+	if [ "${SGXEMU_TEST_NO_PTRACE:-0}" = 1 ]; then
+		gdb_why="SGXEMU_TEST_NO_PTRACE=1 says this host refuses ptrace"
 		return 1
 	fi
 	cat > "$T/watch.c" <<'EOF'
@@ -101,17 +105,32 @@ __attribute__((noinline)) int bump(int x) { counter = counter + 1; return x + 3;
 int main(void) { return bump(2) == 5 ? 0 : 1; }
 EOF
 	if ! cc -O0 -g -o "$T/watch" "$T/watch.c" 2> "$T/watch.err"; then
-		hw_watch_why="cannot build the watchpoint probe: $(head -n 1 "$T/watch.err")"
+		gdb_why="cannot build the probe program: $(head -n 1 "$T/watch.err")"
 		return 1
 	fi
 	timeout 60 gdb -nx -batch -ex 'break bump' -ex run -ex 'watch counter' \
 		-ex continue "$T/watch" > "$T/watch.out" 2>&1
+	if ! grep -q '^Breakpoint 1, bump' "$T/watch.out"; then
+		gdb_why="gdb cannot run a plain program here: $(grep -m 1 -iE 'ptrace|permit|cannot|error' "$T/watch.out")"
+		return 1
+	fi
+	return 0
+}
+hw_watch_probe() {
+	if [ "${SGXEMU_TEST_NO_HW_WATCH:-0}" = 1 ]; then
+		hw_watch_why="SGXEMU_TEST_NO_HW_WATCH=1 says this host has no hardware watchpoints"
+		return 1
+	fi
 	if ! grep -A1 'Old value = 0' "$T/watch.out" | grep -q 'New value = 1'; then
 		hw_watch_why="a hardware watchpoint does not stop a plain program on this host (gdb's watch on a global of a non-enclave program never triggers)"
 		return 1
 	fi
 	return 0
 }
+if ! plain_gdb_probe; then
+	skp gdb_sessions "$gdb_why"
+	finish
+fi
 hw_watch=1
 hw_watch_why=
 watch_cmds=('watch encl_counter' continue)
@@ -175,6 +194,11 @@ if [ "$hw_watch" = 1 ]; then
 		bad hw_watch_override "SGXEMU_TEST_NO_HW_WATCH=1 did not turn the probe"
 	else
 		ok hw_watch_override
+	fi
+	if (SGXEMU_TEST_NO_PTRACE=1 plain_gdb_probe); then
+		bad ptrace_override "SGXEMU_TEST_NO_PTRACE=1 did not turn the probe"
+	else
+		ok ptrace_override
 	fi
 	session nowatch "" 'break encl_compute' continue next next stepi \
 		finish delete continue

@@ -32,6 +32,10 @@ void *test_read_file(const char *path, size_t *size);
  * CLOCK_MONOTONIC (host_tsc.c); 0 with *@why set where the two disagree
  * (no steady rate to compare with) or SGXEMU_TEST_UNSTEADY_TSC=1. */
 double test_tsc_hz(const char **why);
+/* Whether this process may ptrace a child of its own (host_ptrace.c);
+ * false with *@why set where the host refuses it or with
+ * SGXEMU_TEST_NO_PTRACE=1. */
+bool test_ptrace_allowed(const char **why);
 
 #define TEST(name) \
 	static void name(void); \

@@ -85,7 +85,7 @@ for f in $want; do [ -s "$R/$f" ] || miss="$miss $f"; done
 # 2. Where it runs from: the scratch root, or the machine in CI as root
 # (apt-get resolves Depends; all are installed there already).
 if [ "${CI:-}" = true ] && [ "$(id -u)" -eq 0 ] && ! dpkg-query -W sgxemu > /dev/null 2>&1; then
-	if apt-get install -y -qq --no-install-recommends "$deb" > "$T/apt.out" 2>&1; then
+	if apt-get install -y -qq -o DPkg::Lock::Timeout=120 --no-install-recommends "$deb" > "$T/apt.out" 2>&1; then
 		installed=1
 		R=
 		ok deb_apt_install

@@ -14,6 +14,10 @@
 CC      ?= cc
 B       ?= build
 PREFIX  ?= /usr/local
+# Where `make install` puts libsgxemu.a and pkgconfig/sgxemu.pc (the C API);
+# the run-time pieces go to PREFIX/lib/sgxemu, where bin/sgxemu looks.
+LIBDIR  ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
 OPT     ?= -O2
 SAN     ?=
 
@@ -54,7 +58,7 @@ ifneq ($(SHIM_SRCS),)
 ALL_TARGETS += $(SO)
 endif
 
-.PHONY: all test asan bench clean install check-clang
+.PHONY: all test asan bench clean install check-clang deb
 # Keep intermediate objects (test_main.o) so tests do not relink everything.
 .SECONDARY:
 all: $(ALL_TARGETS)
@@ -127,6 +131,10 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/share/sgxemu
 	@$(call gdb_cmds,$(PREFIX)/lib/sgxemu/libsgxemu_ptrace.so,$(DESTDIR)$(PREFIX)/share/sgxemu/sgxemu.gdb)
 	install -m 644 $(DBG_SO) $(DESTDIR)$(PREFIX)/lib/sgxemu/libsgxemu_ptrace.so
+	install -d $(DESTDIR)$(INCLUDEDIR)/sgxemu $(DESTDIR)$(LIBDIR)/pkgconfig
+	install -m 644 include/sgxemu/*.h $(DESTDIR)$(INCLUDEDIR)/sgxemu/
+	install -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/libsgxemu.a
+	@$(call sgxemu_pc,$(DESTDIR)$(LIBDIR)/pkgconfig/sgxemu.pc)
 
 clean:
 	rm -rf build build-asan build-clang build-fuzz

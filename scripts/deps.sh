@@ -3,22 +3,24 @@
 # `make seed` and `make test` work on a fresh Debian 12 machine (README.md,
 # "Requirements"). Run by make before the first compile, and by .ci/run.
 #
-#   scripts/deps.sh build   what the build needs (compilers, OpenSSL, Zydis)
+#   scripts/deps.sh build   what the build needs (compilers, OpenSSL, Zydis;
+#                           dpkg-dev for `make deb`)
 #   scripts/deps.sh test    that, plus what the test suite uses (the Gramine
 #                           client's setup.sh, gdb for tests/integration/
 #                           test_gdb.sh; xz-utils for the Intel SDK
 #                           client's archives, whose samples build with
-#                           build-essential's g++ and make)
+#                           build-essential's g++ and make; pkg-config for
+#                           tests/integration/test_deb.sh)
 #
 # A machine that has everything is left alone (no apt-get at all). Without
 # root and without sudo the missing packages are named and it fails.
 set -euo pipefail
 
 build=(build-essential libssl-dev clang openssl libzydis-dev libprotobuf-c-dev
-       protobuf-c-compiler libmicrohttpd-dev libcurl4-openssl-dev)
+       protobuf-c-compiler libmicrohttpd-dev libcurl4-openssl-dev dpkg-dev)
 test=(libprotobuf-c1 python3-click python3-jinja2 python3-pyelftools
       python3-tomli python3-tomli-w python3-voluptuous python3-cryptography
-      gdb curl xz-utils)
+      gdb curl xz-utils pkg-config)
 
 want=("${build[@]}")
 case "${1:-build}" in

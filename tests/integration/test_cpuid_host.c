@@ -363,42 +363,31 @@ static void native(uint32_t l, uint32_t s, uint32_t r[4])
 
 struct section { unsigned long long base, pages; };
 
-/* This machine's TSC rate, measured here (no shim) once over 200 ms
- * against CLOCK_MONOTONIC. */
-static double measured_tsc_hz(void)
-{
-	static double hz;
-	struct timespec t0, t1;
-	uint64_t c0, c1;
-	long long ns;
-
-	if (hz)
-		return hz;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	c0 = __builtin_ia32_rdtsc();
-	do {
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		ns = (t1.tv_sec - t0.tv_sec) * 1000000000LL +
-		     (t1.tv_nsec - t0.tv_nsec);
-	} while (ns < 200000000LL);
-	c1 = __builtin_ia32_rdtsc();
-	hz = (double)(c1 - c0) * 1e9 / (double)ns;
-	return hz;
-}
-
 /*
  * Leaves 0x15 and 0x16 as the probe saw them: an SGX part's, giving this
  * machine's TSC rate within 1 % (ECX * EBX / EAX; base MHz in 0x16),
- * whether the host enumerates them itself or not.
+ * whether the host enumerates them itself or not. The rate is measured
+ * here (no shim; test_tsc_hz); where this host's TSC has no steady rate
+ * the leaves are only required to be there, and the line says why.
  */
 static void check_tsc_leaves(const char *out)
 {
+	static double want;
+	static const char *why;
 	uint32_t r[4];
-	double want = measured_tsc_hz(), hz;
+	double hz;
 
+	if (!want && !why)
+		want = test_tsc_hz(&why);
 	REQUIRE(leaf(out, "main", 0x15, 0, r));
 	REQUIRE(r[0] && r[1] && r[2]);
 	hz = (double)r[2] * r[1] / r[0];
+	if (!want) {
+		printf("    skipped the TSC rate of leaves 0x15/0x16: %s\n", why);
+		REQUIRE(leaf(out, "main", 0x16, 0, r));
+		CHECK(r[0] & 0xffff);
+		return;
+	}
 	if (hz < want * 0.99 || hz > want * 1.01)
 		test_fail(__FILE__, __LINE__, "leaf 0x15 %x %x %x gives %.0f Hz, "
 			  "the TSC runs at %.0f Hz", r[0], r[1], r[2], hz, want);

@@ -59,12 +59,14 @@ static void need_lib(void)
  * enclave loaded. */
 static bool spawn_epc(struct child *c, bool debug, const char *epc)
 {
-	const char *b = test_build_dir(), *key = test_signing_key();
+	const char *b = test_build_dir(), *key = test_signing_key(), *why;
 	char cli[4096], host[4096], bin[4096], line[128], path[64];
 	int in[2], out[2];
 	ssize_t n = 0;
 
 	need_lib();
+	if (!test_ptrace_allowed(&why))
+		test_skip("%s", why);
 	if (!key)
 		test_skip("no seed signing key (../shared)");
 	snprintf(cli, sizeof(cli), "%s/sgxemu", b);
@@ -464,6 +466,18 @@ TEST(debug_library_takes_over_calls)
 	CHECK_EQ(back, 0xcc);
 	CHECK_EQ(pwrite(c.mem, &orig, 1, (off_t)at), 1);
 	CHECK_EQ(finish(&c), 0);
+}
+
+/* The ptrace probe's skip path, on every host: the override turns it. */
+TEST(ptrace_probe_override_says_refused)
+{
+	const char *why = NULL;
+
+	setenv("SGXEMU_TEST_NO_PTRACE", "1", 1);
+	CHECK(!test_ptrace_allowed(&why));
+	CHECK(why && strstr(why, "SGXEMU_TEST_NO_PTRACE"));
+	unsetenv("SGXEMU_TEST_NO_PTRACE");
+	CHECK(test_ptrace_allowed(&why) || why);
 }
 
 TEST(debug_ptrace_peek_poke)

@@ -41,6 +41,14 @@ const char *test_other_key(void);
 const char *test_build_dir(void);
 /* Read a whole file; returns malloc'd data and its size, or NULL. */
 void *test_read_file(const char *path, size_t *size);
+/* This host's TSC rate in Hz, measured twice over 200 ms against
+ * CLOCK_MONOTONIC (host_tsc.c); 0 with *@why set where the two disagree
+ * (no steady rate to compare with) or SGXEMU_TEST_UNSTEADY_TSC=1. */
+double test_tsc_hz(const char **why);
+/* Whether this process may ptrace a child of its own (host_ptrace.c);
+ * false with *@why set where the host refuses it or with
+ * SGXEMU_TEST_NO_PTRACE=1. */
+bool test_ptrace_allowed(const char **why);
 
 #define TEST(name) \
 	static void name(void); \

@@ -84,7 +84,7 @@ struct sgxemu_tcb *sgxemu__enter_fast(uint64_t *f, uint64_t tcs)
 	f[F_RAX] = lp->cssa;
 	f[F_RFLAGS] = rflags;
 	f[F_RET] = lp->rip;
-	SGXEMU_COUNT(fast_eenter);
+	SGXEMU_COUNT(tcb, SGXEMU_C_FAST_EENTER);
 	/* Last: nothing after it may use the features it initialises. */
 	sgxemu__xstate_enter_live(tcb, lp->secs->attributes.xfrm);
 	return tcb;

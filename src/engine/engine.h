@@ -179,6 +179,10 @@ struct sgxemu_tcb {
 					 * exit that resumes at once */
 	int      slot;
 	int      tid;
+	/* The stack of the thread that set this TCB up, where known (the
+	 * fast path's test of whose TCB TLS holds: enter.c). */
+	uint64_t stack_lo, stack_hi;
+	bool     stack_tried;
 	/* The program's own alternate signal stack, while the kernel's is
 	 * the engine's (sgxemu_sigaltstack). */
 	stack_t  app_ss;

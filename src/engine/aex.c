@@ -243,7 +243,7 @@ static void do_aex(struct sgxemu_tcb *tcb, ucontext_t *uc,
 	ev.xsave_size = size;
 	sgx_aex(sgxemu__cpu(), lp, &ev);
 	tcb->aex_count++;
-	SGXEMU_COUNT(aex);
+	SGXEMU_COUNT(tcb, SGXEMU_C_AEX);
 
 	g[REG_RAX] = SGX_ERESUME;
 	g[REG_RBX] = lp->tcs_linaddr;
@@ -697,7 +697,7 @@ static void enclu_in_enclave(struct sgxemu_tcb *tcb, siginfo_t *info,
 	bool zf;
 	int ret;
 
-	SGXEMU_COUNT(enclave_enclu);
+	SGXEMU_COUNT(tcb, SGXEMU_C_ENCLAVE_ENCLU);
 	if (leaf == SGX_EEXIT) {
 		uint64_t target = g[REG_RBX];
 
@@ -806,7 +806,7 @@ void sgxemu__enclave_signal(int signo, siginfo_t *info, ucontext_t *uc,
 		/* The reclaimer's kick or the tick's timer (SI_TIMER): an
 		 * interrupt, nothing to deliver. */
 		if (info->si_code == SI_TIMER)
-			SGXEMU_COUNT(tick_aex);
+			SGXEMU_COUNT(tcb, SGXEMU_C_TICK_AEX);
 		keep_guard(tcb);
 		do_aex(tcb, uc, save, false, 0, 0, 0, rip);
 		return;
@@ -899,7 +899,7 @@ bool sgxemu__host_enclu(const struct sgxemu_event *ev, siginfo_t *info,
 	if (ev->kind != SGXEMU_EV_ENCLU || !sgxemu__platform.ready ||
 	    !__atomic_load_n(&sgxemu__platform.host_enclu, __ATOMIC_ACQUIRE))
 		return false;
-	SGXEMU_COUNT(host_enclu);
+	SGXEMU_COUNT(tcb, SGXEMU_C_HOST_ENCLU);
 	if (leaf != SGX_EENTER && leaf != SGX_ERESUME) {
 		/*
 		 * Outside enclave mode every other leaf (EEXIT, EREPORT,

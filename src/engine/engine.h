@@ -179,6 +179,10 @@ struct sgxemu_tcb {
 					 * exit that resumes at once */
 	int      slot;
 	int      tid;
+	/* The stack of the thread that set this TCB up, where known (the
+	 * fast path's test of whose TCB TLS holds: enter.c). */
+	uint64_t stack_lo, stack_hi;
+	bool     stack_tried;
 	/* The program's own alternate signal stack, while the kernel's is
 	 * the engine's (sgxemu_sigaltstack). */
 	stack_t  app_ss;
@@ -281,20 +285,43 @@ uint64_t sgxemu__rdfsbase(void);
 uint64_t sgxemu__rdgsbase(void);
 int sgxemu__thread_init_global(void);
 
-/* trap_count.c: the engine's traps, for benchmarks. */
-struct sgxemu_trap_counts {
-	_Atomic uint64_t host_enclu;	/* host ENCLU[EENTER/ERESUME] traps */
-	_Atomic uint64_t enclave_enclu;	/* ENCLU traps in enclave mode */
-	_Atomic uint64_t aex;
-	_Atomic uint64_t fast_eenter;	/* host EENTERs without a trap */
-	_Atomic uint64_t tick_host;	/* AEX ticks that found host mode
-					 * (each pauses the timer, kick.c) */
-	_Atomic uint64_t tick_aex;	/* AEX ticks that made an AEX */
+/*
+ * trap_count.c: the engine's traps and the signals its handler takes, for
+ * benchmarks and tests. One 128-byte line of counters per TCB slot (line
+ * 1 + slot; line 0 for threads without one), so that threads do not share
+ * a cache line; a reader adds the lines up (sgxemu__count_total).
+ */
+enum sgxemu_count {
+	SGXEMU_C_HOST_ENCLU,	/* host ENCLU[EENTER/ERESUME] traps */
+	SGXEMU_C_ENCLAVE_ENCLU,	/* ENCLU traps in enclave mode */
+	SGXEMU_C_AEX,
+	SGXEMU_C_FAST_EENTER,	/* host EENTERs without a trap */
+	SGXEMU_C_SIGILL,	/* signals the engine's handler took */
+	SGXEMU_C_SIGSEGV,
+	SGXEMU_C_SIGSYS,
+	SGXEMU_C_SIG_OTHER,	/* any other signal */
+	SGXEMU_C_TICK_HOST,	/* AEX ticks that found host mode (each
+				 * pauses the timer, kick.c) */
+	SGXEMU_C_TICK_AEX,	/* AEX ticks that made an AEX */
+	SGXEMU_NR_COUNTS
 };
-extern struct sgxemu_trap_counts *sgxemu__traps;
+#define SGXEMU_COUNT_SLOTS	16	/* counters per line, the rest spare */
+struct sgxemu_count_line {
+	_Atomic uint64_t c[SGXEMU_COUNT_SLOTS];
+} __attribute__((aligned(64)));
+_Static_assert(SGXEMU_NR_COUNTS <= SGXEMU_COUNT_SLOTS, "counters fit");
+_Static_assert(sizeof(struct sgxemu_count_line) == 128, "two cache lines");
+#define SGXEMU_COUNT_LINES	(1 + NR_SLOTS)
+extern struct sgxemu_count_line *sgxemu__counts;
 void sgxemu__traps_init(void);
-#define SGXEMU_COUNT(field) \
-	atomic_fetch_add_explicit(&sgxemu__traps->field, 1, memory_order_relaxed)
+/* One counter added up over every thread's line. */
+uint64_t sgxemu__count_total(enum sgxemu_count idx);
+/* The signal's counter (SIGILL, SIGSEGV, SIGSYS or other). */
+enum sgxemu_count sgxemu__count_of_signal(int signo);
+#define SGXEMU_COUNT(tcb, idx)						\
+	atomic_fetch_add_explicit(						\
+		&sgxemu__counts[(tcb) ? 1 + (tcb)->slot : 0].c[idx], 1,	\
+		memory_order_relaxed)
 
 /* enclu_patch.c: host ENCLU[EENTER] sites rewritten to the fast entry. */
 void sgxemu__enclu_patch_init(void);

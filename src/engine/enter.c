@@ -8,6 +8,7 @@
  * guard-mode mprotect).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stddef.h>
 
 #include "engine/engine.h"
@@ -25,6 +26,40 @@ enum { F_RBP, F_R11, F_R10, F_R9, F_R8, F_RDI, F_RSI, F_RDX, F_RCX, F_RAX,
        F_RFLAGS, F_RET, F_END };
 
 #define EFL_TF 0x100
+
+/*
+ * Whether the TCB that TLS holds is this thread's own, which a thread
+ * made by a raw clone() on its creator's TLS cannot tell from TLS. On the
+ * stack of the thread that set the TCB up it is (no other thread runs on
+ * that stack while its owner lives), with no system call; elsewhere
+ * gettid says (sgxemu__tcb_foreign). The owner's stack is learned once,
+ * at an entry it makes off the engine's alternate stack: not from the
+ * engine's handlers, nor from a program's handler they call, since
+ * pthread_getattr_np allocates.
+ */
+static bool tcb_owned(struct sgxemu_tcb *tcb, uint64_t rsp)
+{
+	pthread_attr_t a;
+	void *lo;
+	size_t n;
+
+	if (rsp - tcb->stack_lo < tcb->stack_hi - tcb->stack_lo)
+		return true;
+	if (sgxemu__tcb_foreign())
+		return false;
+	if (tcb->stack_tried || sgxemu__on_altstack(tcb, rsp))
+		return true;
+	tcb->stack_tried = true;
+	if (pthread_getattr_np(pthread_self(), &a))
+		return true;
+	if (!pthread_attr_getstack(&a, &lo, &n) &&
+	    rsp - (uint64_t)(uintptr_t)lo < n) {
+		tcb->stack_lo = (uint64_t)(uintptr_t)lo;
+		tcb->stack_hi = tcb->stack_lo + n;
+	}
+	pthread_attr_destroy(&a);
+	return true;
+}
 
 struct sgxemu_tcb *sgxemu__enter_fast(uint64_t *f, uint64_t tcs)
 {
@@ -44,7 +79,7 @@ struct sgxemu_tcb *sgxemu__enter_fast(uint64_t *f, uint64_t tcs)
 	/* A thread made by a raw clone() on its creator's TLS finds the
 	 * creator's TCB there: the trap path sets it up (possible only with
 	 * sites rewritten by enclu_patch.c; vDSO callers are libc threads). */
-	if (sgxemu__enclu_patched_any() && sgxemu__tcb_foreign())
+	if (sgxemu__enclu_patched_any() && !tcb_owned(tcb, rsp))
 		return NULL;
 	/* ERESUME restores a whole frame, XSAVE state included: the
 	 * ucontext of the trap path is the tool for that. */
@@ -84,7 +119,7 @@ struct sgxemu_tcb *sgxemu__enter_fast(uint64_t *f, uint64_t tcs)
 	f[F_RAX] = lp->cssa;
 	f[F_RFLAGS] = rflags;
 	f[F_RET] = lp->rip;
-	SGXEMU_COUNT(fast_eenter);
+	SGXEMU_COUNT(tcb, SGXEMU_C_FAST_EENTER);
 	/* Last: nothing after it may use the features it initialises. */
 	sgxemu__xstate_enter_live(tcb, lp->secs->attributes.xfrm);
 	return tcb;

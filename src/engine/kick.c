@@ -173,7 +173,7 @@ void sgxemu__tick_pause(struct sgxemu_tcb *tcb)
 
 	if (!tcb->tick_armed || tcb->tick_paused)
 		return;
-	SGXEMU_COUNT(tick_host);
+	SGXEMU_COUNT(tcb, SGXEMU_C_TICK_HOST);
 	tick_spec(&its, 0);
 	/* The old value: the time left to the next expiry, which keeps to
 	 * the timer's schedule however late this one was delivered (the

@@ -535,6 +535,7 @@ void sgxemu__signal(int signo, siginfo_t *info, ucontext_t *uc,
 		    struct sgxemu_tcb *tcb, struct sgxemu_sigsave *save)
 {
 	asan_fresh_altstack(tcb);
+	SGXEMU_COUNT(tcb, sgxemu__count_of_signal(signo));
 	if (save->selector == SEL_BLOCK)
 		sgxemu__enclave_signal(signo, info, uc, tcb, save);
 	else
@@ -544,5 +545,7 @@ void sgxemu__signal(int signo, siginfo_t *info, ucontext_t *uc,
 /* A thread that never entered an enclave (no TCB, host FS). */
 void sgxemu__signal_plain(int signo, siginfo_t *info, void *ctx)
 {
+	SGXEMU_COUNT((struct sgxemu_tcb *)NULL,
+		     sgxemu__count_of_signal(signo));
 	host_signal(signo, info, ctx, NULL, NULL);
 }

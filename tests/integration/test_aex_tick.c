@@ -76,11 +76,6 @@ static uint64_t lcg(uint64_t seed, uint64_t n)
 	return seed;
 }
 
-static uint64_t count(_Atomic uint64_t *c)
-{
-	return atomic_load(c);
-}
-
 /* Host code only, for @us of this thread's CPU time. */
 static void host_spin_us(unsigned us)
 {
@@ -112,8 +107,8 @@ static struct loop_result enclave_loop(uint64_t tcs, unsigned cpu_ms,
 {
 	struct loop_result r;
 	uint64_t aex0 = sgxemu_thread_aex_count();
-	uint64_t ticks0 = count(&sgxemu__traps->tick_aex);
-	uint64_t host0 = count(&sgxemu__traps->tick_host);
+	uint64_t ticks0 = sgxemu__count_total(SGXEMU_C_TICK_AEX);
+	uint64_t host0 = sgxemu__count_total(SGXEMU_C_TICK_HOST);
 	uint64_t want = lcg(3, n), t0 = thread_cpu_ns();
 
 	memset(&r, 0, sizeof(r));
@@ -130,8 +125,8 @@ static struct loop_result enclave_loop(uint64_t tcs, unsigned cpu_ms,
 	}
 	r.cpu_ns = thread_cpu_ns() - t0;
 	r.aex = sgxemu_thread_aex_count() - aex0;
-	r.ticks = count(&sgxemu__traps->tick_aex) - ticks0;
-	r.host_ticks = count(&sgxemu__traps->tick_host) - host0;
+	r.ticks = sgxemu__count_total(SGXEMU_C_TICK_AEX) - ticks0;
+	r.host_ticks = sgxemu__count_total(SGXEMU_C_TICK_HOST) - host0;
 	return r;
 }
 
@@ -231,7 +226,7 @@ TEST(tick_0_is_off)
 	e = tu_load_test_encl(&base, &why);
 	REQUIRE(e != NULL);
 	CHECK_EQ(sgxemu__platform.aex_tick_ns, 0);
-	host0 = count(&sgxemu__traps->tick_host);
+	host0 = sgxemu__count_total(SGXEMU_C_TICK_HOST);
 	r = enclave_loop(base + L_TCS0, 300, LOOP_N, 0);
 	printf("    %llu ms of CPU in the enclave: %llu AEXs\n",
 	       (unsigned long long)(r.cpu_ns / 1000000),
@@ -239,7 +234,7 @@ TEST(tick_0_is_off)
 	CHECK_EQ(r.wrong, 0);
 	CHECK_EQ(r.aex, 0);
 	CHECK_EQ(r.ticks, 0);
-	CHECK_EQ(count(&sgxemu__traps->tick_host) - host0, 0);
+	CHECK_EQ(sgxemu__count_total(SGXEMU_C_TICK_HOST) - host0, 0);
 	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
 }
 
@@ -268,19 +263,19 @@ TEST(host_mode_takes_one_tick_at_most)
 		return;
 	e = tu_load_test_encl(&base, &why);
 	REQUIRE(e != NULL);
-	host0 = count(&sgxemu__traps->tick_host);
+	host0 = sgxemu__count_total(SGXEMU_C_TICK_HOST);
 	REQUIRE_EQ(pthread_create(&t, NULL, spinner, NULL), 0);
 	pthread_join(t, NULL);
-	CHECK_EQ(count(&sgxemu__traps->tick_host) - host0, 0);
+	CHECK_EQ(sgxemu__count_total(SGXEMU_C_TICK_HOST) - host0, 0);
 
 	for (int round = 0; round < 2; round++) {
 		REQUIRE_EQ(tu_call(&run, base + L_TCS0, CMD_NOP, 0, 0, 0), 0);
-		host0 = count(&sgxemu__traps->tick_host);
+		host0 = sgxemu__count_total(SGXEMU_C_TICK_HOST);
 		host_spin_us(100000);
 		printf("    round %d: %llu ticks in 100 ms of host code\n",
 		       round, (unsigned long long)
-		       (count(&sgxemu__traps->tick_host) - host0));
-		CHECK(count(&sgxemu__traps->tick_host) - host0 <= 1);
+		       (sgxemu__count_total(SGXEMU_C_TICK_HOST) - host0));
+		CHECK(sgxemu__count_total(SGXEMU_C_TICK_HOST) - host0 <= 1);
 		/* Entered again, the thread has its tick again. */
 		r = enclave_loop(base + L_TCS0, 60, LOOP_N, 0);
 		CHECK_EQ(r.wrong, 0);

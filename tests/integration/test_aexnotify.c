@@ -89,7 +89,7 @@ static long interrupted_loop(struct sgxemu_enclave *e, uint64_t tcs,
 		return -1;
 	stop_flag = 0;
 	usr1 = 0;
-	ticks = -(long)atomic_load(&sgxemu__traps->tick_aex);
+	ticks = -(long)sgxemu__count_total(SGXEMU_C_TICK_AEX);
 	loop.tcs = tcs;
 	loop.byte = byte;
 	if (pthread_create(&t, NULL, loop_thread, NULL))
@@ -109,7 +109,7 @@ static long interrupted_loop(struct sgxemu_enclave *e, uint64_t tcs,
 		usleep(300 * 1000);	/* SGXEMU_AEX_TICK's timer only */
 	stop_flag = 1;
 	pthread_join(t, NULL);
-	ticks += (long)atomic_load(&sgxemu__traps->tick_aex);
+	ticks += (long)sgxemu__count_total(SGXEMU_C_TICK_AEX);
 	if (loop.ret || loop.run.exit_reason != SGXEMU_EXIT_EEXIT)
 		return -1;
 	/* The loop's state after R8 steps: nothing was lost on resume. */

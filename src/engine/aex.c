@@ -878,6 +878,15 @@ void sgxemu__enclave_signal(int signo, siginfo_t *info, ucontext_t *uc,
 		  pf_errcd(tcb, ev.addr, ev.errcd), ev.addr, rip);
 }
 
+/* The trampoline's caller is a host ENCLU that enclu_patch.c rewrote. */
+static bool from_rewritten_site(const greg_t *g)
+{
+	uint64_t next;
+
+	memcpy(&next, (void *)(uintptr_t)g[REG_RSP], 8);
+	return sgxemu__enclu_fault_rip(next, 0) != 0;
+}
+
 /*
  * Host ENCLU[EENTER/ERESUME]. @tcb is NULL on a thread that was never set
  * up: set it up and let the instruction trap again, now on the alternate
@@ -896,8 +905,16 @@ bool sgxemu__host_enclu(const struct sgxemu_event *ev, siginfo_t *info,
 	int ret;
 
 	(void)info;
-	if (ev->kind != SGXEMU_EV_ENCLU || !sgxemu__platform.ready ||
-	    !__atomic_load_n(&sgxemu__platform.host_enclu, __ATOMIC_ACQUIRE))
+	if (ev->kind != SGXEMU_EV_ENCLU || !sgxemu__platform.ready)
+		return false;
+	/*
+	 * The entry's own ENCLU (its slow path: ERESUME after an AEX, a
+	 * thread's first entry) is the vDSO's or the API's, not the
+	 * program's, and stays on with the emulation of host ENCLU off;
+	 * unless it was reached from a site rewritten while it was on.
+	 */
+	if (!__atomic_load_n(&sgxemu__platform.host_enclu, __ATOMIC_ACQUIRE) &&
+	    (!trampoline || from_rewritten_site(g)))
 		return false;
 	SGXEMU_COUNT(tcb, SGXEMU_C_HOST_ENCLU);
 	if (leaf != SGX_EENTER && leaf != SGX_ERESUME) {

@@ -284,6 +284,78 @@ TEST(host_mode_takes_one_tick_at_most)
 	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
 }
 
+/*
+ * Entry with ENCLU's contract through sgxemu_enclu_entry, as the vDSO
+ * calls it: RAX = EENTER, RBX = TCS, RCX = AEP, and the AEP is the call
+ * itself, so after an AEX the same call runs again with RAX = ERESUME.
+ * The test enclave takes RDI = command, RSI/RDX/R8 and returns RDX; it
+ * leaves with RSP as it found it, so the pushes here survive.
+ * uint64_t enclu_call(tcs, cmd, rsi, rdx, r8)
+ */
+uint64_t enclu_call(uint64_t tcs, uint64_t cmd, uint64_t rsi, uint64_t rdx,
+		    uint64_t r8);
+__asm__(
+	".text\n"
+	".type enclu_call, @function\n"
+	"enclu_call:\n"
+	"	push %rbp\n"
+	"	push %rbx\n"
+	"	push %r12\n"
+	"	push %r13\n"
+	"	push %r14\n"
+	"	push %r15\n"
+	"	mov %rdi, %rbx\n"
+	"	mov %rsi, %rdi\n"
+	"	mov %rdx, %rsi\n"
+	"	mov %rcx, %rdx\n"
+	"	mov $2, %eax\n"			/* EENTER */
+	"	lea 1f(%rip), %rcx\n"
+	"1:	call sgxemu_enclu_entry\n"	/* the AEP too */
+	"	mov %rdx, %rax\n"
+	"	pop %r15\n"
+	"	pop %r14\n"
+	"	pop %r13\n"
+	"	pop %r12\n"
+	"	pop %rbx\n"
+	"	pop %rbp\n"
+	"	ret\n"
+	".size enclu_call, . - enclu_call\n");
+
+/*
+ * The tick's AEX of a thread that entered through the engine's own entry
+ * (the vDSO's way) resumes it there with ERESUME, also with the emulation
+ * of host ENCLU off: that resume is the vDSO's, not the program's ENCLU
+ * (the Intel SDK's SampleEnclave under SGXEMU_HOST_ENCLU=0 was ended by it
+ * once the tick was on by default).
+ */
+TEST(tick_resumes_through_the_vdso_entry_with_host_enclu_off)
+{
+	struct sgxemu_enclave *e;
+	const char *why = "?";
+	uint64_t base, aex0, t0, want = lcg(3, LOOP_N);
+	unsigned calls = 0, wrong = 0;
+
+	if (!child_with("tick_resumes_through_the_vdso_entry_with_host_enclu_off",
+			NULL))
+		return;
+	e = tu_load_test_encl(&base, &why);
+	REQUIRE(e != NULL);
+	sgxemu_set_host_enclu(false);
+	aex0 = sgxemu_thread_aex_count();
+	t0 = thread_cpu_ns();
+	while (thread_cpu_ns() - t0 < 100 * 1000000ULL) {
+		if (enclu_call(base + L_TCS0, CMD_LOOP, LOOP_N, 0, 3) != want)
+			wrong++;
+		calls++;
+	}
+	printf("    %u calls through the entry: %llu AEXs resumed\n", calls,
+	       (unsigned long long)(sgxemu_thread_aex_count() - aex0));
+	CHECK_EQ(wrong, 0);
+	CHECK(sgxemu_thread_aex_count() - aex0 >= 1);
+	sgxemu_set_host_enclu(true);
+	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
+}
+
 /* The spellings SGXEMU_AEX_TICK and --aex-tick take, and those refused. */
 TEST(tick_values)
 {

@@ -416,6 +416,8 @@ TEST(create_errnos)
 	struct sgx_enclave_create c;
 	struct sgx_secs secs;
 	struct shim_encl e;
+	uint64_t base;
+	void *resv;
 	int fd;
 
 	NEED_SHIM();
@@ -424,7 +426,17 @@ TEST(create_errnos)
 	CHECK_EQ(ioctl_err(fd, SGX_IOC_ENCLAVE_CREATE, (void *)8), EFAULT);
 	c.src = 16;
 	CHECK_EQ(ioctl_err(fd, SGX_IOC_ENCLAVE_CREATE, &c), EFAULT);
-	shim_encl_secs(&secs, 0x7f0000000000, SHIM_ENCL_ATTRS);
+	/*
+	 * A reserved (PROT_NONE) ELRANGE, not a fixed address: whatever the
+	 * host's ASLR put at a fixed one would make CREATE refuse it as the
+	 * program's memory (EINVAL) before ECREATE ever sees the SECS.
+	 */
+	resv = mmap(NULL, 2 * SHIM_ENCL_SIZE, PROT_NONE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	REQUIRE(resv != MAP_FAILED);
+	base = ((uint64_t)(uintptr_t)resv + SHIM_ENCL_SIZE - 1) &
+	       ~(SHIM_ENCL_SIZE - 1);
+	shim_encl_secs(&secs, base, SHIM_ENCL_ATTRS);
 	c.src = (uint64_t)(uintptr_t)&secs;
 	secs.size = 3 * 4096;
 	CHECK_EQ(ioctl_err(fd, SGX_IOC_ENCLAVE_CREATE, &c), EINVAL);
@@ -433,9 +445,10 @@ TEST(create_errnos)
 	secs.size = 4096;		/* a power of two ECREATE refuses */
 	CHECK_EQ(ioctl_err(fd, SGX_IOC_ENCLAVE_CREATE, &c), EIO);
 	secs.size = SHIM_ENCL_SIZE;
-	secs.base = 0x7f0000001000;	/* not aligned to SIZE */
+	secs.base = base + 0x1000;	/* not aligned to SIZE */
 	CHECK_EQ(ioctl_err(fd, SGX_IOC_ENCLAVE_CREATE, &c), EIO);
 	close(fd);
+	munmap(resv, 2 * SHIM_ENCL_SIZE);
 
 	/* ELRANGE over the program's own memory (here: its heap) is refused
 	 * instead of replacing that memory with enclave pages. */

@@ -8,8 +8,10 @@
 DCAP_DIR := $(B)/dcap
 DCAP_QL  := $(DCAP_DIR)/libsgx_dcap_ql.so.1
 DCAP_QPL := $(DCAP_DIR)/libdcap_quoteprov.so.1
-DCAP_LIBS := $(DCAP_QL) $(DCAP_QPL)
+DCAP_QV  := $(DCAP_DIR)/libsgx_dcap_quoteverify.so.1
+DCAP_LIBS := $(DCAP_QL) $(DCAP_QPL) $(DCAP_QV)
 QPL_OBJS := $(patsubst %.c,$(B)/%.o,$(wildcard src/dcap/qpl*.c))
+QV_OBJS  := $(patsubst %.c,$(B)/%.o,$(wildcard src/dcap/qv*.c))
 ALL_TARGETS += $(DCAP_LIBS)
 
 $(DCAP_QL): $(B)/src/dcap/ql.o src/dcap/ql.map
@@ -26,6 +28,15 @@ $(DCAP_QPL): $(QPL_OBJS) $(LIB) src/dcap/qpl.map
 	$(CC) -shared $(LDFLAGS) -o $@ $(QPL_OBJS) $(LIB) -Wl,-soname,$(@F) \
 		-Wl,--version-script=src/dcap/qpl.map -Wl,-z,noexecstack \
 		-lcurl $(LDLIBS)
+	ln -sf $(@F) $(basename $@)
+
+# The verifier takes sgxemu's verifier from libsgxemu.a (static, as the
+# provider does) and loads the provider at run time, as Intel's does.
+$(DCAP_QV): $(QV_OBJS) $(LIB) src/dcap/qv.map
+	@mkdir -p $(@D)
+	$(CC) -shared $(LDFLAGS) -o $@ $(QV_OBJS) $(LIB) -Wl,-soname,$(@F) \
+		-Wl,--version-script=src/dcap/qv.map -Wl,-z,noexecstack \
+		$(LDLIBS)
 	ln -sf $(@F) $(basename $@)
 
 all: $(DCAP_LIBS)
@@ -57,3 +68,8 @@ $(B)/tests/unit/test_dcap_qpl: $(QPL_OBJS)
 $(B)/tests/unit/test_dcap_qpl: TLIB_OBJS += $(QPL_OBJS)
 $(B)/tests/unit/test_dcap_qpl: LDLIBS += -lcurl
 $(B)/tests/integration/test_pccs: | $(DCAP_QPL)
+
+# The verifier's unit test links its objects (tests/unit/test_dcap_qv.c).
+$(B)/tests/unit/test_dcap_qv: $(QV_OBJS)
+$(B)/tests/unit/test_dcap_qv: TLIB_OBJS += $(QV_OBJS)
+$(B)/tests/unit/test_dcap_qv: | $(DCAP_QPL)

@@ -14,6 +14,7 @@
 
 #include <openssl/crypto.h>
 #include <openssl/pem.h>
+#include <openssl/sha.h>
 #include <openssl/x509v3.h>
 
 #include "attest/attest.h"
@@ -30,6 +31,7 @@ struct vctx {
 	const uint8_t *quote;
 	size_t len;
 	time_t now;
+	bool any_time;			/* SGX_VERIFY_ANY_TIME */
 	struct sgx_quote_view q;
 	X509 *chain[3];			/* as found in the quote */
 	X509 *root, *ca, *pck;		/* their roles */
@@ -41,6 +43,7 @@ struct vctx {
 	struct json_doc *tcb, *qe;
 	int tcb_body, qe_body;		/* "tcbInfo", "enclaveIdentity" nodes */
 	int qe_svn_status;		/* QE identity's ISVSVN result */
+	struct sgx_verify_detail *d;	/* never NULL */
 };
 
 static int vfail(struct vctx *v, int status, const char *check,
@@ -156,9 +159,17 @@ static bool same_signature(X509 *a, X509 *b)
 		       (size_t)ASN1_STRING_length(sa));
 }
 
-static bool expired(X509 *x, time_t now)
+/* Validity periods are checked at v->now unless SGX_VERIFY_ANY_TIME. */
+static bool expired(const struct vctx *v, X509 *x)
 {
-	return X509_cmp_time(X509_get0_notAfter(x), &now) < 0;
+	time_t now = v->now;
+
+	return !v->any_time && X509_cmp_time(X509_get0_notAfter(x), &now) < 0;
+}
+
+static bool past(const struct vctx *v, time_t next)
+{
+	return !v->any_time && v->now > next;
 }
 
 static X509_CRL *read_crl(const uint8_t *p, size_t len)
@@ -190,12 +201,16 @@ static int check_crl(struct vctx *v, X509_CRL *crl, X509 *issuer, const char *ch
 	return 0;
 }
 
-static bool crl_current(X509_CRL *crl, time_t now)
+static bool crl_current(const struct vctx *v, X509_CRL *crl)
 {
 	const ASN1_TIME *next = X509_CRL_get0_nextUpdate(crl);
+	time_t now = v->now;
 
-	return X509_cmp_time(X509_CRL_get0_lastUpdate(crl), &now) <= 0 &&
-	       next && X509_cmp_time(next, &now) >= 0;
+	if (!next)
+		return false;
+	return v->any_time ||
+	       (X509_cmp_time(X509_CRL_get0_lastUpdate(crl), &now) <= 0 &&
+		X509_cmp_time(next, &now) >= 0);
 }
 
 static bool revoked(X509_CRL *crl, X509 *x)
@@ -262,6 +277,9 @@ static int verify_pck_chain(struct vctx *v, const struct sgxemu_collateral *c,
 	if (!has_extensions(v->pck) || sgx_pck_ext_from_cert(v->pck, &v->ext))
 		return vfail(v, ST_PCK_INVALID_EXTENSIONS, chk, "the PCK certificate's "
 			     "extensions or its SGX extension are missing or malformed");
+	v->d->have_pck = true;
+	v->d->ext = v->ext;
+	v->d->platform_ca = cn_has(v->ca, "Platform");
 	if (X509_verify(v->root, X509_get0_pubkey(v->root)) != 1)
 		return vfail(v, ST_ROOT_CA_INVALID_ISSUER, chk,
 			     "the root CA's self-signature does not verify");
@@ -300,11 +318,11 @@ static int verify_pck_chain(struct vctx *v, const struct sgxemu_collateral *c,
 	if (revoked(v->pck_crl, v->pck))
 		return vfail(v, ST_PCK_REVOKED, "PCK CRL",
 			     "the PCK certificate is revoked");
-	if (expired(v->root, v->now) || expired(v->ca, v->now) ||
-	    expired(v->pck, v->now))
+	if (expired(v, v->root) || expired(v, v->ca) ||
+	    expired(v, v->pck))
 		return vfail(v, ST_PCK_CERT_CHAIN_EXPIRED, chk,
 			     "a certificate of the PCK chain has expired");
-	if (!crl_current(v->root_crl, v->now) || !crl_current(v->pck_crl, v->now))
+	if (!crl_current(v, v->root_crl) || !crl_current(v, v->pck_crl))
 		return vfail(v, ST_CRL_EXPIRED, "CRLs",
 			     "a CRL is outside its validity period");
 	return 0;
@@ -346,7 +364,7 @@ static int verify_tcb_chain(struct vctx *v, const char *pem, const char *what)
 	if (revoked(v->root_crl, v->tcb_signer))
 		return vfail(v, ST_TCB_SIGNING_CERT_REVOKED, what,
 			     "the TCB signing certificate is revoked");
-	if (expired(v->tcb_signer, v->now) || expired(v->tcb_root, v->now))
+	if (expired(v, v->tcb_signer) || expired(v, v->tcb_root))
 		return vfail(v, ST_SIGNING_CERT_CHAIN_EXPIRED, what,
 			     "the TCB signing chain has expired");
 	return 0;
@@ -429,6 +447,7 @@ struct tcb_level {
 	uint8_t comp[16];
 	uint16_t pcesvn;
 	int status;		/* index into tcb_statuses */
+	int node;		/* its tcbLevels element */
 };
 
 /* One tcbLevels entry of TCB info v3: 0, or -1 when malformed. */
@@ -445,6 +464,7 @@ static int read_tcb_level(const struct json_doc *d, int lvl, struct tcb_level *o
 	    !parse_date(d, json_member(d, lvl, "tcbDate"), &t))
 		return -1;
 	out->pcesvn = (uint16_t)x;
+	out->node = lvl;
 	for (int c = d->nodes[comps].child; c >= 0; c = d->nodes[c].next) {
 		if (!uint_member(d, c, "svn", 0xff, &x))
 			return -1;
@@ -496,9 +516,9 @@ static int verify_tcb_info(struct vctx *v, const char *text)
 		return vfail(v, ST_TCB_INFO_INVALID_SIGNATURE, "TCB info signature",
 			     "the TCB info's signature does not verify under the "
 			     "TCB signing key");
-	if (!crl_current(v->root_crl, v->now))
+	if (!crl_current(v, v->root_crl))
 		return vfail(v, ST_CRL_EXPIRED, chk, "the root CA CRL has expired");
-	if (v->now > next)
+	if (past(v, next))
 		return vfail(v, ST_TCB_INFO_EXPIRED, chk,
 			     "the TCB info is past its nextUpdate");
 	return 0;
@@ -552,7 +572,7 @@ static int verify_qe_identity(struct vctx *v, const char *text)
 		return vfail(v, ST_ENCLAVE_IDENTITY_INVALID_SIGNATURE,
 			     "QE identity signature", "the QE identity's signature "
 			     "does not verify under the TCB signing key");
-	if (v->now > next)
+	if (past(v, next))
 		return vfail(v, ST_ENCLAVE_IDENTITY_EXPIRED, chk,
 			     "the QE identity is past its nextUpdate");
 	return 0;
@@ -617,6 +637,8 @@ static int match_qe_identity(struct vctx *v)
 		v->qe_svn_status = st == 0 ? ST_OK :
 				   tcb_status_codes[st] == ST_TCB_REVOKED ?
 				   ST_REPORT_ISVSVN_REVOKED : ST_REPORT_ISVSVN_OUT_OF_DATE;
+		v->d->have_qe_tcb = parse_date(d, json_member(d, l, "tcbDate"),
+					       &v->d->qe_tcb_date);
 		break;
 	}
 	return 0;
@@ -630,13 +652,44 @@ static int cmp_level(const void *a, const void *b)
 	return c ? c : (int)y->pcesvn - (int)x->pcesvn;
 }
 
+/*
+ * The matched level's date and advisories (a comma-separated list as the
+ * supplemental data carries it; what does not fit is left out whole).
+ */
+static void level_detail(struct vctx *v, int node)
+{
+	const struct json_doc *d = v->tcb;
+	struct sgx_verify_detail *o = v->d;
+	int ids = json_typed(d, node, "advisoryIDs", JSON_ARRAY);
+	size_t used = 0;
+	uint64_t x = 0;
+
+	o->have_tcb = parse_date(d, json_member(d, node, "tcbDate"), &o->tcb_date);
+	uint_member(d, v->tcb_body, "tcbEvaluationDataNumber", UINT32_MAX, &x);
+	o->tcb_eval = (uint32_t)x;
+	for (int i = ids < 0 ? -1 : d->nodes[ids].child; i >= 0; i = d->nodes[i].next) {
+		size_t n = d->nodes[i].rawlen;
+
+		if (d->nodes[i].type != JSON_STRING || n < 2)
+			continue;
+		n -= 2;				/* the quotes */
+		if (used + !!used + n + 1 > sizeof(o->sa_list))
+			break;
+		if (used)
+			o->sa_list[used++] = ',';
+		memcpy(o->sa_list + used, d->nodes[i].raw + 1, n);
+		used += n;
+		o->sa_list[used] = '\0';
+	}
+}
+
 /* §4.2 and §6.5: the platform's TCB level, converged with the QE's. */
 static int tcb_level_status(struct vctx *v)
 {
 	const struct json_doc *d = v->tcb;
 	struct tcb_level lv[MAX_TCB_LEVELS];
 	int n = 0, levels = json_member(d, v->tcb_body, "tcbLevels");
-	int st = -1, status;
+	int st = -1, status, match = 0;
 
 	for (int l = d->nodes[levels].child; l >= 0; l = d->nodes[l].next)
 		read_tcb_level(d, l, &lv[n++]);
@@ -646,8 +699,10 @@ static int tcb_level_status(struct vctx *v)
 
 		for (int c = 0; c < 16 && ok; c++)
 			ok = v->ext.comp[c] >= lv[i].comp[c];
-		if (ok)
+		if (ok) {
 			st = lv[i].status;
+			match = i;
+		}
 	}
 	if (st < 0) {
 		v->res->tcb_status = "";
@@ -655,6 +710,7 @@ static int tcb_level_status(struct vctx *v)
 	}
 	v->res->tcb_status = tcb_statuses[st];
 	status = tcb_status_codes[st];
+	level_detail(v, lv[match].node);
 	switch (v->qe_svn_status) {
 	case ST_REPORT_ISVSVN_OUT_OF_DATE:
 		if (status == ST_OK || status == ST_TCB_SW_HARDENING_NEEDED)
@@ -734,6 +790,129 @@ static int verify_quote_body(struct vctx *v, bool require_production)
 	return 0;
 }
 
+/* ---- what the supplemental data reports ---- */
+
+static bool asn1_time(const ASN1_TIME *t, time_t *out)
+{
+	struct tm tm;
+
+	if (!t || ASN1_TIME_to_tm(t, &tm) != 1)
+		return false;
+	*out = timegm(&tm);
+	return true;
+}
+
+static uint32_t crl_number(X509_CRL *crl)
+{
+	ASN1_INTEGER *n = X509_CRL_get_ext_d2i(crl, NID_crl_number, NULL, NULL);
+	long x = n ? ASN1_INTEGER_get(n) : 0;
+
+	ASN1_INTEGER_free(n);
+	return x < 0 || (unsigned long)x > UINT32_MAX ? 0 : (uint32_t)x;
+}
+
+/* Issue and expiry dates over a set of collateral items. */
+struct span {
+	time_t lo_issue, hi_issue, lo_exp;
+	bool any, bad;
+};
+
+static void span_add(struct span *s, bool ok, time_t issue, time_t exp)
+{
+	if (!ok) {
+		s->bad = true;
+		return;
+	}
+	if (!s->any || issue < s->lo_issue)
+		s->lo_issue = issue;
+	if (!s->any || issue > s->hi_issue)
+		s->hi_issue = issue;
+	if (!s->any || exp < s->lo_exp)
+		s->lo_exp = exp;
+	s->any = true;
+}
+
+static void span_cert(struct span *s, X509 *x)
+{
+	time_t a = 0, b = 0;
+	bool ok = x && asn1_time(X509_get0_notBefore(x), &a) &&
+		  asn1_time(X509_get0_notAfter(x), &b);
+
+	/* Not in span_add's arguments: their order of evaluation is unspecified. */
+	span_add(s, ok, a, b);
+}
+
+static void span_crl(struct span *s, X509_CRL *c)
+{
+	time_t a = 0, b = 0;
+	bool ok = c && asn1_time(X509_CRL_get0_lastUpdate(c), &a) &&
+		  asn1_time(X509_CRL_get0_nextUpdate(c), &b);
+
+	span_add(s, ok, a, b);
+}
+
+static void span_json(struct span *s, const struct json_doc *d, int body)
+{
+	time_t a = 0, b = 0;
+	bool ok = d && body > 0 &&
+		  parse_date(d, json_member(d, body, "issueDate"), &a) &&
+		  parse_date(d, json_member(d, body, "nextUpdate"), &b);
+
+	span_add(s, ok, a, b);
+}
+
+/*
+ * The dates, CRL numbers and root key id of the collateral, as Intel's
+ * QvE reports them: the earliest and latest issue and the earliest
+ * expiry over every certificate, CRL and signed document used, and the
+ * same over the QE identity with the chain and root CRL that vouch for
+ * it. The root key id is SHA-384 of the root's public key (its
+ * uncompressed point).
+ */
+static void collect_detail(struct vctx *v)
+{
+	struct sgx_verify_detail *d = v->d;
+	struct span all = { 0 }, qe = { 0 };
+	unsigned char *pub = NULL;
+	size_t n;
+	uint64_t x = 0;
+
+	for (int i = 0; i < 3; i++)
+		span_cert(&all, v->chain[i]);
+	for (int i = 0; i < 2; i++) {
+		span_cert(&all, v->tcb_chain[i]);
+		span_cert(&qe, v->tcb_chain[i]);
+	}
+	span_crl(&all, v->root_crl);
+	span_crl(&qe, v->root_crl);
+	span_crl(&all, v->pck_crl);
+	span_json(&all, v->tcb, v->tcb_body);
+	span_json(&all, v->qe, v->qe_body);
+	span_json(&qe, v->qe, v->qe_body);
+	if (!all.bad && !qe.bad) {
+		d->have_dates = true;
+		d->earliest_issue = all.lo_issue;
+		d->latest_issue = all.hi_issue;
+		d->earliest_expiration = all.lo_exp;
+		d->qe_earliest_issue = qe.lo_issue;
+		d->qe_latest_issue = qe.hi_issue;
+		d->qe_earliest_expiration = qe.lo_exp;
+	}
+	if (v->root_crl && v->pck_crl && v->root) {
+		n = EVP_PKEY_get1_encoded_public_key(X509_get0_pubkey(v->root), &pub);
+		if (pub && n && SHA384(pub, n, d->root_key_id)) {
+			d->have_crls = true;
+			d->root_crl_num = crl_number(v->root_crl);
+			d->pck_crl_num = crl_number(v->pck_crl);
+		}
+		OPENSSL_free(pub);
+	}
+	if (v->qe && v->qe_body > 0 &&
+	    uint_member(v->qe, v->qe_body, "tcbEvaluationDataNumber", UINT32_MAX, &x))
+		d->qe_eval = (uint32_t)x;
+	d->qe_status = v->qe_svn_status;
+}
+
 static int verify(struct vctx *v, const struct sgxemu_verify_opts *o,
 		  const struct sgxemu_collateral *c, const char *trusted)
 {
@@ -755,6 +934,7 @@ static int verify(struct vctx *v, const struct sgxemu_verify_opts *o,
 		st = verify_qe_identity(v, c->qe_identity);
 	if (!st)
 		st = verify_quote_body(v, o->require_production);
+	collect_detail(v);
 	return st;
 }
 
@@ -762,14 +942,27 @@ int sgxemu_quote_verify(const uint8_t *quote, size_t len,
 			const struct sgxemu_verify_opts *opts,
 			struct sgxemu_verify_result *res)
 {
+	return sgx_quote_verify_detail(quote, len, opts, res, NULL, 0);
+}
+
+int sgx_quote_verify_detail(const uint8_t *quote, size_t len,
+			    const struct sgxemu_verify_opts *opts,
+			    struct sgxemu_verify_result *res,
+			    struct sgx_verify_detail *d, unsigned int flags)
+{
+	struct sgx_verify_detail unused;
 	static const struct sgxemu_verify_opts dflt;
 	const struct sgxemu_verify_opts *o = opts ? opts : &dflt;
 	struct sgxemu_collateral made = { 0 };
 	const struct sgxemu_collateral *c = o->collateral;
-	struct vctx v = { .res = res, .quote = quote, .len = len };
+	struct vctx v = { .res = res, .quote = quote, .len = len,
+			  .d = d ? d : &unused,
+			  .any_time = flags & SGX_VERIFY_ANY_TIME };
 	char *root = NULL;
 	int st;
 
+	memset(v.d, 0, sizeof(*v.d));
+	v.qe_svn_status = ST_REPORT_ISVSVN_NOT_SUPPORTED;
 	memset(res, 0, sizeof(*res));
 	res->check = res->tcb_status = res->qe_tcb_status = "";
 	v.now = o->now ? o->now : time(NULL);

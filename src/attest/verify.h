@@ -74,4 +74,50 @@ enum {
 
 const char *sgx_verify_status_name(int status);
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "attest/pck_ext.h"
+#include "sgxemu/attest.h"
+
+/*
+ * What a verification saw beyond its status, for callers that report it
+ * (libsgx_dcap_quoteverify's supplemental data, src/dcap/qv.c). Each
+ * group is set once its part of the collateral was read, whatever the
+ * final status; the flags say which were.
+ */
+struct sgx_verify_detail {
+	bool have_pck;			/* the quote's PCK certificate read */
+	struct sgx_pck_ext ext;		/* its SGX extension */
+	bool platform_ca;		/* issued by a Platform CA */
+	bool have_dates;		/* every collateral item read */
+	time_t earliest_issue, latest_issue, earliest_expiration;
+	time_t qe_earliest_issue, qe_latest_issue, qe_earliest_expiration;
+	bool have_crls;
+	uint32_t pck_crl_num, root_crl_num;
+	uint8_t root_key_id[48];	/* SHA-384 of the root's public key */
+	bool have_tcb;			/* the platform's TCB level matched */
+	time_t tcb_date;
+	uint32_t tcb_eval, qe_eval;	/* tcbEvaluationDataNumber */
+	char sa_list[320];		/* the level's advisoryIDs, "a,b" */
+	bool have_qe_tcb;		/* the QE's level matched */
+	time_t qe_tcb_date;
+	int qe_status;			/* ST_OK, ST_TCB_OUT_OF_DATE, ... */
+};
+
+/*
+ * Skip every validity-period check (certificates, CRLs, nextUpdate) while
+ * still collecting the dates: how the DCAP verifier learns the dates it
+ * then verifies at (src/dcap/qv.c).
+ */
+#define SGX_VERIFY_ANY_TIME	1u
+
+/* sgxemu_quote_verify(), filling @d (which may be NULL) as it goes. */
+int sgx_quote_verify_detail(const uint8_t *quote, size_t len,
+			    const struct sgxemu_verify_opts *opts,
+			    struct sgxemu_verify_result *res,
+			    struct sgx_verify_detail *d, unsigned int flags);
+
 #endif /* SGXEMU_ATTEST_VERIFY_H */

@@ -165,8 +165,8 @@ static quote3_error_t fetch_collateral(const uint8_t *quote, uint32_t size,
 		return ret;
 	ret = api->get_collateral(fmspc, sizeof(fmspc), ca, out);
 	if (ret)
-		return qv_fail(ret, "the quote provider has no collateral for "
-			       "FMSPC %02X%02X%02X%02X%02X%02X (%s CA)", fmspc[0],
+		return qv_fail(ret, "the quote provider could not get the collateral "
+			       "for FMSPC %02X%02X%02X%02X%02X%02X (%s CA)", fmspc[0],
 			       fmspc[1], fmspc[2], fmspc[3], fmspc[4], fmspc[5], ca);
 	if (!*out)
 		return qv_fail(SGX_QL_NO_QUOTE_COLLATERAL_DATA, "the quote provider "

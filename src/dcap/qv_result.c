@@ -173,7 +173,10 @@ void qv_supplemental_fill(sgx_ql_qv_supplemental_t *s,
 	s->earliest_issue_date = d->earliest_issue;
 	s->latest_issue_date = d->latest_issue;
 	s->earliest_expiration_date = d->earliest_expiration;
+	/* QvE gives the earlier of the two matched levels' dates. */
 	s->tcb_level_date_tag = d->tcb_date;
+	if (d->have_qe_tcb && (!d->have_tcb || d->qe_tcb_date < d->tcb_date))
+		s->tcb_level_date_tag = d->qe_tcb_date;
 	s->pck_crl_num = d->pck_crl_num;
 	s->root_ca_crl_num = d->root_crl_num;
 	s->tcb_eval_ref_num = d->tcb_eval < d->qe_eval ? d->tcb_eval : d->qe_eval;

@@ -275,7 +275,10 @@ TEST(verifies_in_every_collateral_encoding)
 		CHECK(sup.latest_issue_date <= now + 1);
 		CHECK(sup.earliest_expiration_date > now);
 		CHECK(sup.earliest_expiration_date <= json_date(s.tcb_info, "nextUpdate"));
-		CHECK_EQ(sup.tcb_level_date_tag, json_date(s.tcb_info, "tcbDate"));
+		/* The earlier of the TCB info's and the QE identity's level. */
+		time_t t1 = json_date(s.tcb_info, "tcbDate");
+		time_t t2 = json_date(s.qe_identity, "tcbDate");
+		CHECK_EQ(sup.tcb_level_date_tag, t1 < t2 ? t1 : t2);
 		CHECK_EQ(sup.qe_iden_tcb_level_date_tag,
 			 json_date(s.qe_identity, "tcbDate"));
 		CHECK(sup.qe_iden_earliest_expiration_date <=

@@ -73,3 +73,8 @@ $(B)/tests/integration/test_pccs: | $(DCAP_QPL)
 $(B)/tests/unit/test_dcap_qv: $(QV_OBJS)
 $(B)/tests/unit/test_dcap_qv: TLIB_OBJS += $(QV_OBJS)
 $(B)/tests/unit/test_dcap_qv: | $(DCAP_QPL)
+
+# bench/dcap loads the libraries by path and exports libsgxemu's platform
+# API to libsgx_dcap_ql.so.1 as libsgxemu.so does under sgxemu run.
+$(B)/bench/dcap: LDFLAGS += -rdynamic
+BENCH_DEPS += $(DCAP_LIBS)

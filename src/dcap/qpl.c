@@ -149,11 +149,12 @@ EXPORT quote3_error_t sgx_ql_free_quote_config(sgx_ql_config_t *c)
 	return SGX_QL_SUCCESS;
 }
 
-/* One collateral part from @path into @data/@chain. */
+/* One collateral part from @path into @data/@chain; @json_key names the
+ * signed document's body member (NULL for a CRL). */
 static quote3_error_t part(const struct qcnl_conf *c, const char *path,
 			   const char *chain_hdr, const char *chain_hdr_v3,
-			   bool hex_to_der, char **data, uint32_t *len,
-			   char **chain, uint32_t *chain_len)
+			   const char *json_key, bool hex_to_der, char **data,
+			   uint32_t *len, char **chain, uint32_t *chain_len)
 {
 	struct qpl_reply r;
 	char why[300] = "";
@@ -167,6 +168,19 @@ static quote3_error_t part(const struct qcnl_conf *c, const char *path,
 	ret = qpl_parse_part(&r, chain_hdr, hex_to_der, data, len, chain,
 			     chain_len, why, sizeof(why));
 	qpl_reply_free(&r);
+	if (!ret && json_key)
+		ret = qpl_check_signed_json(*data, *len, json_key, why, sizeof(why));
+	if (!ret && chain_hdr)
+		ret = qpl_check_chain(*chain, why, sizeof(why));
+	if (ret && *data) {		/* parsed, then refused: nothing kept */
+		free(*data);
+		*data = NULL;
+		*len = 0;
+		if (chain_hdr) {
+			free(*chain);
+			*chain = NULL;
+		}
+	}
 	return ret ? qpl_fail(ret, "%s: %s", path, why) : SGX_QL_SUCCESS;
 }
 
@@ -207,24 +221,24 @@ static quote3_error_t collateral(const uint8_t *fmspc, uint16_t fmspc_size,
 	q->tee_type = 0;
 	hex_upper(fm, fmspc, 6);
 	snprintf(path, sizeof(path), "pckcrl?ca=%s", pck_ca);
-	ret = part(&c, path, "sgx-pck-crl-issuer-chain", NULL, c.api_31,
+	ret = part(&c, path, "sgx-pck-crl-issuer-chain", NULL, NULL, c.api_31,
 		   &q->pck_crl, &q->pck_crl_size, &q->pck_crl_issuer_chain,
 		   &q->pck_crl_issuer_chain_size);
 	snprintf(path, sizeof(path), "tcb?fmspc=%s%s", fm,
 		 c.early ? "&update=early" : "");
 	if (!ret)
 		ret = part(&c, path, "tcb-info-issuer-chain",
-			   "sgx-tcb-info-issuer-chain", false, &q->tcb_info,
+			   "sgx-tcb-info-issuer-chain", "tcbInfo", false, &q->tcb_info,
 			   &q->tcb_info_size, &q->tcb_info_issuer_chain,
 			   &q->tcb_info_issuer_chain_size);
 	if (!ret)
 		ret = part(&c, c.early ? "qe/identity?update=early" : "qe/identity",
-			   "sgx-enclave-identity-issuer-chain", NULL, false,
+			   "sgx-enclave-identity-issuer-chain", NULL, "enclaveIdentity", false,
 			   &q->qe_identity, &q->qe_identity_size,
 			   &q->qe_identity_issuer_chain,
 			   &q->qe_identity_issuer_chain_size);
 	if (!ret)
-		ret = part(&c, "rootcacrl", NULL, NULL, c.api_31, &q->root_ca_crl,
+		ret = part(&c, "rootcacrl", NULL, NULL, NULL, c.api_31, &q->root_ca_crl,
 			   &q->root_ca_crl_size, &unused, &unused_len);
 	if (!ret && c.api_31)
 		q->root_ca_crl_size++;		/* its NUL */
@@ -304,7 +318,7 @@ EXPORT quote3_error_t sgx_ql_get_qve_identity(char **id, uint32_t *id_size,
 	if (ret)
 		return ret;
 	ret = part(&c, "qve/identity", "sgx-enclave-identity-issuer-chain",
-		   NULL, false, id, id_size, chain, chain_size);
+		   NULL, "enclaveIdentity", false, id, id_size, chain, chain_size);
 	return ret == SGX_QL_NO_QUOTE_COLLATERAL_DATA ? SGX_QL_NO_QVE_IDENTITY_DATA : ret;
 }
 
@@ -328,7 +342,7 @@ EXPORT quote3_error_t sgx_ql_get_root_ca_crl(uint8_t **crl, uint16_t *size)
 	*crl = NULL;
 	ret = config(&c);
 	if (!ret)
-		ret = part(&c, "rootcacrl", NULL, NULL, c.api_31, &data, &len,
+		ret = part(&c, "rootcacrl", NULL, NULL, NULL, c.api_31, &data, &len,
 			   &unused, &unused_len);
 	if (ret)
 		return ret;

@@ -103,4 +103,17 @@ quote3_error_t qpl_parse_part(const struct qpl_reply *r, const char *chain_hdr,
 			      char *why, size_t whylen);
 void qpl_free_collateral(sgx_ql_qve_collateral_t *c);
 
+/*
+ * Checks on a part that parsed (src/dcap/qpl_check.c), so that a broken
+ * PCCS is named where it answered rather than by the verifier later:
+ * @text (@len bytes) is a signed collateral document, a JSON object with
+ * the object member @body_key ("tcbInfo", "enclaveIdentity") and a
+ * "signature" string; @pem is an issuer chain whose every certificate is
+ * issued and signed by the next, the last by itself. 0, or
+ * SGX_QL_ERROR_MESSAGE_PARSING_ERROR with @why.
+ */
+quote3_error_t qpl_check_signed_json(const char *text, size_t len,
+				     const char *body_key, char *why, size_t whylen);
+quote3_error_t qpl_check_chain(const char *pem, char *why, size_t whylen);
+
 #endif /* SGXEMU_DCAP_QPL_H */

@@ -84,6 +84,7 @@ quote3_error_t qpl_parse_pckcert(const struct qpl_reply *r,
 	char *chain = NULL;
 	uint8_t pcesvn[2];
 	size_t leaf, clen;
+	quote3_error_t ret;
 
 	*out = NULL;
 	if (!r->body || !r->len || memchr(r->body, '\0', r->len) ||
@@ -121,6 +122,12 @@ quote3_error_t qpl_parse_pckcert(const struct qpl_reply *r,
 	memcpy(c->p_cert_data + leaf, chain, clen + 1);
 	c->cert_data_size = (uint32_t)(leaf + clen + 1);
 	free(chain);
+	/* The leaf, then its chain: each issued by the next. */
+	ret = qpl_check_chain((const char *)c->p_cert_data, why, whylen);
+	if (ret) {
+		qpl_free_config(c);
+		return ret;
+	}
 	*out = c;
 	return SGX_QL_SUCCESS;
 }

@@ -7,11 +7,15 @@
  * as QVL names them, verifies a quote of this platform, and the server's
  * --revoke-pck makes the same quote refused.
  */
+#include <arpa/inet.h>
 #include <dlfcn.h>
+#include <netinet/in.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <spawn.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -21,6 +25,7 @@
 #include "attest/attest.h"
 #include "attest/verify.h"
 #include "dcap/dcap.h"
+#include "dcap/qpl.h"
 #include "sgxemu/attest.h"
 
 extern char **environ;
@@ -506,5 +511,221 @@ TEST(quote_provider_collateral_verifies_a_quote)
 	unsetenv("QCNL_CONF_PATH");
 	free(root);
 	free(quote);
+	dlclose(q.so);
+}
+
+/*
+ * A PCCS that answers badly, served from this process over plain HTTP:
+ * each request gets what fake_answer() makes of its path for the mode.
+ */
+enum fake_mode { FAKE_GOOD, FAKE_BAD_JSON, FAKE_BAD_CHAIN, FAKE_OVERSIZED };
+
+static struct {
+	int fd;
+	enum fake_mode mode;
+	struct sgxemu_collateral c;
+	pthread_t thread;
+} fake;
+
+static char *pct_encode(const char *s)
+{
+	char *out = malloc(strlen(s) * 3 + 1), *o = out;
+
+	for (; out && *s; s++)
+		o += sprintf(o, "%%%02X", (unsigned char)*s);
+	if (out)
+		*o = '\0';
+	return out;
+}
+
+static char *hex_of(const uint8_t *p, size_t n)
+{
+	char *s = malloc(2 * n + 1);
+
+	for (size_t i = 0; s && i < n; i++)
+		sprintf(s + 2 * i, "%02x", p[i]);
+	return s;
+}
+
+/* The HTTP answer for @path (malloc'd), with @mode's fault in it. */
+static char *fake_answer(const char *path, size_t *len)
+{
+	const char *hdr = NULL, *chain = NULL;
+	char *body = NULL, *enc, *out;
+	size_t blen;
+
+	if (!strncmp(path, "pckcrl", 6)) {
+		hdr = "SGX-PCK-CRL-Issuer-Chain";
+		chain = fake.c.pck_chain;
+		if (fake.mode == FAKE_OVERSIZED) {
+			body = malloc(QPL_MAX_BODY + 2);
+			if (body) {
+				memset(body, 'a', QPL_MAX_BODY + 1);
+				body[QPL_MAX_BODY + 1] = '\0';
+			}
+		} else {
+			body = hex_of(fake.c.pck_crl, fake.c.pck_crl_len);
+		}
+	} else if (!strncmp(path, "tcb", 3)) {
+		hdr = "TCB-Info-Issuer-Chain";
+		chain = fake.c.tcb_chain;
+		if (fake.mode == FAKE_BAD_JSON)
+			body = strdup("{\"tcbInfo\": {\"version\": 3,");
+		else
+			body = strdup(fake.c.tcb_info);
+	} else if (!strncmp(path, "qe/identity", 11)) {
+		hdr = "SGX-Enclave-Identity-Issuer-Chain";
+		chain = fake.c.tcb_chain;
+		body = strdup(fake.c.qe_identity);
+	} else if (!strncmp(path, "rootcacrl", 9)) {
+		body = hex_of(fake.c.root_crl, fake.c.root_crl_len);
+	}
+	if (!body) {
+		*len = strlen("HTTP/1.0 404 Not Found\r\nContent-Length: 0\r\n\r\n");
+		return strdup("HTTP/1.0 404 Not Found\r\nContent-Length: 0\r\n\r\n");
+	}
+	/* The wrong chain: the TCB signer's under the PCK CRL's name. */
+	if (fake.mode == FAKE_BAD_CHAIN && hdr && chain == fake.c.tcb_chain) {
+		static char *swapped;
+
+		free(swapped);
+		swapped = malloc(strlen(fake.c.pck_chain) + strlen(fake.c.tcb_chain) + 1);
+		if (swapped) {
+			/* root, then the signer: out of order. */
+			const char *second = strstr(fake.c.tcb_chain + 1, "-----BEGIN");
+
+			strcpy(swapped, second ? second : "");
+			strncat(swapped, fake.c.tcb_chain,
+				second ? (size_t)(second - fake.c.tcb_chain) : 0);
+		}
+		chain = swapped;
+	}
+	enc = hdr && chain ? pct_encode(chain) : NULL;
+	blen = strlen(body);
+	out = malloc(blen + (enc ? strlen(enc) : 0) + 256);
+	if (out) {
+		int n = sprintf(out, "HTTP/1.0 200 OK\r\nContent-Length: %zu\r\n", blen);
+
+		if (enc)
+			n += sprintf(out + n, "%s: %s\r\n", hdr, enc);
+		n += sprintf(out + n, "\r\n");
+		memcpy(out + n, body, blen);
+		*len = (size_t)n + blen;
+	}
+	free(enc);
+	free(body);
+	return out;
+}
+
+static void *fake_serve(void *unused)
+{
+	(void)unused;
+	for (;;) {
+		int c = accept(fake.fd, NULL, NULL);
+		char req[4096], *path, *sp;
+		size_t got = 0, len = 0;
+		ssize_t n;
+
+		if (c < 0)
+			return NULL;
+		while (got < sizeof(req) - 1 &&
+		       (n = read(c, req + got, sizeof(req) - 1 - got)) > 0) {
+			got += (size_t)n;
+			req[got] = '\0';
+			if (strstr(req, "\r\n\r\n"))
+				break;
+		}
+		req[got] = '\0';
+		path = strstr(req, "/v4/");
+		sp = path ? strchr(path, ' ') : NULL;
+		if (sp) {
+			char *a;
+
+			*sp = '\0';
+			a = fake_answer(path + 4, &len);
+			/* The client may hang up early (the oversized body). */
+			for (size_t off = 0; a && off < len; off += (size_t)n)
+				if ((n = send(c, a + off, len - off, MSG_NOSIGNAL)) <= 0)
+					break;
+			free(a);
+		}
+		close(c);
+	}
+}
+
+static bool fake_start(unsigned *port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t alen = sizeof(a);
+	char why[256];
+
+	if (sgxemu_collateral_make(NULL, &fake.c, why, sizeof(why)))
+		return false;
+	fake.fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fake.fd < 0 || bind(fake.fd, (struct sockaddr *)&a, sizeof(a)) ||
+	    listen(fake.fd, 8) || getsockname(fake.fd, (struct sockaddr *)&a, &alen))
+		return false;
+	*port = ntohs(a.sin_port);
+	return !pthread_create(&fake.thread, NULL, fake_serve, NULL);
+}
+
+static void fake_stop(void)
+{
+	shutdown(fake.fd, SHUT_RDWR);
+	close(fake.fd);
+	pthread_join(fake.thread, NULL);
+	sgxemu_collateral_free(&fake.c);
+}
+
+/*
+ * Bad PCCS answers through the provider: malformed JSON, an issuer chain
+ * that does not link, a body over the provider's bound. Each is refused
+ * with its code and one line in the log callback naming the request;
+ * the same server answering well gives collateral that verifies.
+ */
+TEST(quote_provider_refuses_bad_answers)
+{
+	static const uint8_t fmspc[6] = { 'S', 'G', 'X', 'E', 'M', 'U' };
+	sgx_ql_qve_collateral_t *c = NULL;
+	struct pccs p = { 0 };
+	unsigned port;
+	struct qpl q;
+
+	REQUIRE(qpl_open(&q) && fake_start(&port));
+	snprintf(p.dir, sizeof(p.dir), "%s/tmp-attest/fake-%d", test_build_dir(),
+		 (int)getpid());
+	mkdir(p.dir, 0700);
+	qcnl(&p, "{\"pccs_url\": \"http://127.0.0.1:%u/sgx/certification/v4/\"}", port);
+
+	fake.mode = FAKE_GOOD;
+	log_lines = 0;
+	REQUIRE_EQ(q.get_coll(fmspc, 6, "processor", &c), 0);
+	CHECK_EQ(log_lines, 0);
+	q.free_coll(c);
+
+	fake.mode = FAKE_BAD_JSON;
+	log_lines = 0;
+	c = (sgx_ql_qve_collateral_t *)1;
+	CHECK_EQ(q.get_coll(fmspc, 6, "processor", &c), SGX_QL_ERROR_MESSAGE_PARSING_ERROR);
+	CHECK(c == NULL);
+	CHECK_EQ(log_lines, 1);
+	CHECK(strstr(last_log, "tcb?fmspc=") && strstr(last_log, "not JSON"));
+
+	fake.mode = FAKE_BAD_CHAIN;
+	log_lines = 0;
+	CHECK_EQ(q.get_coll(fmspc, 6, "processor", &c), SGX_QL_ERROR_MESSAGE_PARSING_ERROR);
+	CHECK_EQ(log_lines, 1);
+	CHECK(strstr(last_log, "tcb?fmspc=") && strstr(last_log, "issuer chain"));
+
+	fake.mode = FAKE_OVERSIZED;
+	log_lines = 0;
+	CHECK_EQ(q.get_coll(fmspc, 6, "processor", &c), SGX_QL_MESSAGE_ERROR);
+	CHECK_EQ(log_lines, 1);
+	CHECK(strstr(last_log, "pckcrl") && strstr(last_log, "bytes, refused"));
+
+	fake_stop();
+	unsetenv("QCNL_CONF_PATH");
+	sh("rm -rf '%s'", p.dir);
 	dlclose(q.so);
 }

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aesm_client.h"
+#include "attest/attest.h"
 #include "test.h"
 #include "dcap/qpl.h"
 
@@ -129,25 +131,152 @@ static char *pct(const char *s)
 	return out;
 }
 
+/* This test platform's PCK chain as PEM: the leaf, the CA, the root. */
+struct chain3 {
+	char *leaf, *ca, *root;
+};
+
+static bool chain3(struct chain3 *c)
+{
+	struct sgx_attest *a;
+	char *p, *q;
+
+	tc_attest_platform();
+	a = tc_attest();
+	if (!a)
+		return false;
+	p = strstr(a->cert_data + 1, "-----BEGIN CERTIFICATE-----");
+	q = p ? strstr(p + 1, "-----BEGIN CERTIFICATE-----") : NULL;
+	if (!q)
+		return false;
+	c->leaf = strndup(a->cert_data, (size_t)(p - a->cert_data));
+	c->ca = strndup(p, (size_t)(q - p));
+	c->root = strdup(q);
+	return c->leaf && c->ca && c->root;
+}
+
+static void chain3_free(struct chain3 *c)
+{
+	free(c->leaf);
+	free(c->ca);
+	free(c->root);
+}
+
+static char *cat(const char *a, const char *b)
+{
+	char *s = malloc(strlen(a) + strlen(b) + 1);
+
+	strcpy(s, a);
+	return strcat(s, b);
+}
+
 TEST(pckcert_answer_into_type5_data)
 {
 	struct qpl_reply r;
+	struct chain3 k;
 	sgx_ql_config_t *c;
-	char why[256], *enc = pct(CERT CERT), hdr[2048];
+	char why[256], *two, *enc, *hdr, *all;
 
-	snprintf(hdr, sizeof(hdr), "SGX-PCK-Certificate-Issuer-Chain: %s\r\n", enc);
-	reply(&r, CERT, hdr, "SGX-TCBm: 0102030405060708090A0B0C0D0E0F100300\r\n",
+	REQUIRE(chain3(&k));
+	two = cat(k.ca, k.root);
+	all = cat(k.leaf, two);
+	enc = pct(two);
+	hdr = malloc(strlen(enc) + 64);
+	sprintf(hdr, "SGX-PCK-Certificate-Issuer-Chain: %s\r\n", enc);
+	reply(&r, k.leaf, hdr, "SGX-TCBm: 0102030405060708090A0B0C0D0E0F100300\r\n",
 	      "Content-Type: application/x-pem-file\r\n", NULL);
 	REQUIRE_EQ(qpl_parse_pckcert(&r, &c, why, sizeof(why)), 0);
 	CHECK_EQ(c->version, 1u);
 	CHECK_EQ(c->cert_cpu_svn[0], 1);
 	CHECK_EQ(c->cert_cpu_svn[15], 0x10);
 	CHECK_EQ(c->cert_pce_isv_svn, 3);
-	CHECK_EQ(c->cert_data_size, (uint32_t)strlen(CERT CERT CERT) + 1);
-	CHECK(!memcmp(c->p_cert_data, CERT CERT CERT, strlen(CERT CERT CERT) + 1));
+	CHECK_EQ(c->cert_data_size, (uint32_t)strlen(all) + 1);
+	CHECK(!memcmp(c->p_cert_data, all, strlen(all) + 1));
 	qpl_free_config(c);
 	qpl_reply_free(&r);
+	/* The chain header of another order: refused, nothing returned. */
 	free(enc);
+	free(two);
+	two = cat(k.root, k.ca);
+	enc = pct(two);
+	free(hdr);
+	hdr = malloc(strlen(enc) + 64);
+	sprintf(hdr, "SGX-PCK-Certificate-Issuer-Chain: %s\r\n", enc);
+	reply(&r, k.leaf, hdr, "SGX-TCBm: 0102030405060708090A0B0C0D0E0F100300\r\n",
+	      NULL);
+	c = (sgx_ql_config_t *)1;
+	CHECK_EQ(qpl_parse_pckcert(&r, &c, why, sizeof(why)),
+		 SGX_QL_ERROR_MESSAGE_PARSING_ERROR);
+	CHECK(c == NULL);
+	CHECK(strstr(why, "certificate 1 is not issued by certificate 2") != NULL);
+	qpl_reply_free(&r);
+	free(hdr);
+	free(enc);
+	free(two);
+	free(all);
+	chain3_free(&k);
+}
+
+/*
+ * The checks a part gets once it parsed (qpl_check.c): the signed
+ * documents' shape, the issuer chains' links up to a self-signed root.
+ */
+TEST(signed_documents_and_chains_checked)
+{
+	static const char sig[] = "\"signature\":\"" 
+		"00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
+		"00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\"";
+	struct chain3 k;
+	char why[256], doc[512], *p;
+
+	snprintf(doc, sizeof(doc), "{\"tcbInfo\":{\"version\":3},%s}", sig);
+	CHECK_EQ(qpl_check_signed_json(doc, strlen(doc) + 1, "tcbInfo", why,
+				       sizeof(why)), 0);
+	/* Another document where this one was asked for. */
+	CHECK_EQ(qpl_check_signed_json(doc, strlen(doc), "enclaveIdentity", why,
+				       sizeof(why)), SGX_QL_ERROR_MESSAGE_PARSING_ERROR);
+	CHECK(strstr(why, "no \"enclaveIdentity\" object") != NULL);
+	/* Not JSON: cut short, or with trailing bytes. */
+	CHECK_EQ(qpl_check_signed_json(doc, strlen(doc) - 1, "tcbInfo", why,
+				       sizeof(why)), SGX_QL_ERROR_MESSAGE_PARSING_ERROR);
+	CHECK(strstr(why, "not JSON") != NULL);
+	CHECK_EQ(qpl_check_signed_json("<html>", 6, "tcbInfo", why, sizeof(why)),
+		 SGX_QL_ERROR_MESSAGE_PARSING_ERROR);
+	/* The signature missing or of another length. */
+	CHECK_EQ(qpl_check_signed_json("{\"tcbInfo\":{}}", 14, "tcbInfo", why,
+				       sizeof(why)), SGX_QL_ERROR_MESSAGE_PARSING_ERROR);
+	snprintf(doc, sizeof(doc), "{\"tcbInfo\":{},\"signature\":\"0011\"}");
+	CHECK_EQ(qpl_check_signed_json(doc, strlen(doc), "tcbInfo", why, sizeof(why)),
+		 SGX_QL_ERROR_MESSAGE_PARSING_ERROR);
+	CHECK(strstr(why, "64 bytes") != NULL);
+
+	REQUIRE(chain3(&k));
+	p = cat(k.ca, k.root);
+	CHECK_EQ(qpl_check_chain(p, why, sizeof(why)), 0);
+	free(p);
+	CHECK_EQ(qpl_check_chain(k.root, why, sizeof(why)), 0);
+	/* The CA without its root: the chain ends at a certificate not its own issuer. */
+	CHECK_EQ(qpl_check_chain(k.ca, why, sizeof(why)),
+		 SGX_QL_ERROR_MESSAGE_PARSING_ERROR);
+	CHECK(strstr(why, "self-signed root (certificate 1)") != NULL);
+	/* The leaf straight under the root: a link missing. */
+	p = cat(k.leaf, k.root);
+	CHECK_EQ(qpl_check_chain(p, why, sizeof(why)),
+		 SGX_QL_ERROR_MESSAGE_PARSING_ERROR);
+	CHECK(strstr(why, "certificate 1 is not issued by certificate 2") != NULL);
+	free(p);
+	/* A certificate whose signature was changed. */
+	p = cat(k.ca, k.root);
+	char *end = strstr(p, "-----END CERTIFICATE-----");
+	REQUIRE(end && end - p > 10);
+	end[-6] = end[-6] == 'A' ? 'B' : 'A';
+	CHECK_EQ(qpl_check_chain(p, why, sizeof(why)),
+		 SGX_QL_ERROR_MESSAGE_PARSING_ERROR);
+	free(p);
+	CHECK_EQ(qpl_check_chain(CERT, why, sizeof(why)),
+		 SGX_QL_ERROR_MESSAGE_PARSING_ERROR);
+	CHECK(strstr(why, "no readable") != NULL);
+	chain3_free(&k);
 }
 
 TEST(pckcert_answers_refused)

@@ -9,8 +9,8 @@
  * where `sgxemu pccs` answers; the TLS rules are src/dcap/qpl_http.c's.
  *
  * Each call reads the configuration afresh (it is a small file, and a
- * test or an administrator may change it between calls) and caches
- * nothing, so sgx_qpl_clear_cache has nothing to clear.
+ * test or an administrator may change it between calls); answers are
+ * cached in memory only when it asks for that (src/dcap/qpl_cache.c).
  *
  * Errors: the codes Intel's provider maps QCNL's results to (a 404 is
  * "no data" for what was asked: certificates, collateral, QvE identity;
@@ -72,14 +72,24 @@ static quote3_error_t config(struct qcnl_conf *c)
 }
 
 /* GET @base@path; a non-200 status becomes its code (@not_found for 404). */
+/* GET @base@path, or its answer from the cache of @kind when the
+ * configuration keeps one (then *@cached, when given, is true). */
 static quote3_error_t fetch(const struct qcnl_conf *c, const char *base,
 			    const char *path, quote3_error_t not_found,
-			    struct qpl_reply *r)
+			    unsigned kind, struct qpl_reply *r, bool *cached)
 {
+	unsigned hours = kind == QPL_CACHE_PCK ? c->pck_cache_hours : c->coll_cache_hours;
 	char url[QCNL_URL_MAX + 1200], why[600] = "";
 	quote3_error_t ret;
 
 	snprintf(url, sizeof(url), "%s%s", base, path);
+	if (cached)
+		*cached = false;
+	if (hours && qpl_cache_get(kind, url, r)) {
+		if (cached)
+			*cached = true;
+		return SGX_QL_SUCCESS;
+	}
 	ret = qpl_http_get(c, url, r, why, sizeof(why));
 	if (ret)
 		return qpl_fail(ret, "%s", why);
@@ -93,6 +103,19 @@ static quote3_error_t fetch(const struct qcnl_conf *c, const char *base,
 	return ret;
 }
 
+/* Keep @r, fetched from @base@path, once the caller found it good. */
+static void keep(const struct qcnl_conf *c, const char *base, const char *path,
+		 unsigned kind, const struct qpl_reply *r)
+{
+	unsigned hours = kind == QPL_CACHE_PCK ? c->pck_cache_hours : c->coll_cache_hours;
+	char url[QCNL_URL_MAX + 1200];
+
+	if (!hours)
+		return;
+	snprintf(url, sizeof(url), "%s%s", base, path);
+	qpl_cache_put(kind, url, r, hours);
+}
+
 static void hex_upper(char *out, const uint8_t *p, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -103,6 +126,7 @@ EXPORT quote3_error_t sgx_ql_get_quote_config(const sgx_ql_pck_cert_id_t *id,
 					      sgx_ql_config_t **out)
 {
 	char path[2048], qeid[261], cpusvn[33], svn[5], pceid[5];
+	const char *base;
 	struct qpl_reply r;
 	struct qcnl_conf c;
 	char why[300] = "";
@@ -133,12 +157,16 @@ EXPORT quote3_error_t sgx_ql_get_quote_config(const sgx_ql_pck_cert_id_t *id,
 	}
 	ret = SGX_QL_NO_PLATFORM_CERT_DATA;
 	if (c.local_pck_url[0])
-		ret = fetch(&c, c.local_pck_url, path, SGX_QL_NO_PLATFORM_CERT_DATA, &r);
+		ret = fetch(&c, base = c.local_pck_url, path,
+			    SGX_QL_NO_PLATFORM_CERT_DATA, QPL_CACHE_PCK, &r, NULL);
 	if (ret)
-		ret = fetch(&c, c.pccs_url, path, SGX_QL_NO_PLATFORM_CERT_DATA, &r);
+		ret = fetch(&c, base = c.pccs_url, path, SGX_QL_NO_PLATFORM_CERT_DATA,
+			    QPL_CACHE_PCK, &r, NULL);
 	if (ret)
 		return ret;
 	ret = qpl_parse_pckcert(&r, out, why, sizeof(why));
+	if (!ret)
+		keep(&c, base, path, QPL_CACHE_PCK, &r);
 	qpl_reply_free(&r);
 	return ret ? qpl_fail(ret, "%s", why) : SGX_QL_SUCCESS;
 }
@@ -159,19 +187,24 @@ static quote3_error_t part(const struct qcnl_conf *c, const char *path,
 	struct qpl_reply r;
 	char why[300] = "";
 	quote3_error_t ret;
+	bool cached;
 
-	ret = fetch(c, c->collateral_url, path, SGX_QL_NO_QUOTE_COLLATERAL_DATA, &r);
+	ret = fetch(c, c->collateral_url, path, SGX_QL_NO_QUOTE_COLLATERAL_DATA,
+		    QPL_CACHE_COLLATERAL, &r, &cached);
 	if (ret)
 		return ret;
 	if (chain_hdr_v3 && !qpl_header(&r, chain_hdr))
 		chain_hdr = chain_hdr_v3;	/* a v3 PCCS's name */
 	ret = qpl_parse_part(&r, chain_hdr, hex_to_der, data, len, chain,
 			     chain_len, why, sizeof(why));
-	qpl_reply_free(&r);
-	if (!ret && json_key)
+	/* A cached answer passed these checks when it was kept. */
+	if (!ret && json_key && !cached)
 		ret = qpl_check_signed_json(*data, *len, json_key, why, sizeof(why));
-	if (!ret && chain_hdr)
+	if (!ret && chain_hdr && !cached)
 		ret = qpl_check_chain(*chain, why, sizeof(why));
+	if (!ret && !cached)
+		keep(c, c->collateral_url, path, QPL_CACHE_COLLATERAL, &r);
+	qpl_reply_free(&r);
 	if (ret && *data) {		/* parsed, then refused: nothing kept */
 		free(*data);
 		*data = NULL;
@@ -375,9 +408,11 @@ EXPORT quote3_error_t sgx_ql_set_logging_callback(sgx_ql_logging_callback_t cb,
 	return SGX_QL_SUCCESS;
 }
 
+/* SGX_QPL_CACHE_MULTICERTS (1 << 2) names a cache this provider does not
+ * keep (multi-package platforms). */
 EXPORT quote3_error_t sgx_qpl_clear_cache(uint32_t type)
 {
-	(void)type;
+	qpl_cache_clear(type);
 	return SGX_QL_SUCCESS;
 }
 

@@ -30,6 +30,8 @@ struct qcnl_conf {
 	bool api_31;		/* pccs_api_version "3.1": raw DER CRLs */
 	bool early;		/* tcb_update_type "early" */
 	unsigned retry_times, retry_delay;
+	unsigned pck_cache_hours;	/* pck_cache_expire_hours */
+	unsigned coll_cache_hours;	/* verify_collateral_cache_expire_hours */
 };
 
 /*
@@ -102,6 +104,19 @@ quote3_error_t qpl_parse_part(const struct qpl_reply *r, const char *chain_hdr,
 			      char **chain, uint32_t *chain_len,
 			      char *why, size_t whylen);
 void qpl_free_collateral(sgx_ql_qve_collateral_t *c);
+
+/*
+ * The provider's in-memory cache of answers (src/dcap/qpl_cache.c), by
+ * kind (QPL_CACHE_PCK, QPL_CACHE_COLLATERAL: the bits of Intel's
+ * sgx_qpl_cache_type_t) and URL. get: a copy of a live entry into @out.
+ * put: keep @r (status 200 only) for @hours (0: not at all).
+ */
+#define QPL_CACHE_PCK		(1u << 0)
+#define QPL_CACHE_COLLATERAL	(1u << 1)
+bool qpl_cache_get(unsigned kind, const char *url, struct qpl_reply *out);
+void qpl_cache_put(unsigned kind, const char *url, const struct qpl_reply *r,
+		   unsigned hours);
+void qpl_cache_clear(unsigned kinds);
 
 /*
  * Checks on a part that parsed (src/dcap/qpl_check.c), so that a broken

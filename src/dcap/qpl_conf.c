@@ -5,7 +5,8 @@
  * comments (the shipped file has both kinds), or the legacy KEY=VALUE
  * lines of older releases. The keys the provider acts on: pccs_url,
  * collateral_service, local_pck_url, use_secure_cert, pccs_api_version,
- * tcb_update_type, retry_times, retry_delay.
+ * tcb_update_type, retry_times, retry_delay, pck_cache_expire_hours,
+ * verify_collateral_cache_expire_hours.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -17,6 +18,12 @@
 #include "base/why.h"
 #include "dcap/qpl.h"
 
+/* Hours kept in the cache: a year at most, so the expiry time fits. */
+static unsigned cache_hours(unsigned long long h)
+{
+	return h > 8760 ? 8760 : (unsigned)h;
+}
+
 static void defaults(struct qcnl_conf *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -24,11 +31,16 @@ static void defaults(struct qcnl_conf *c)
 	c->secure = true;
 }
 
-/* Copy @len bytes of URL, adding the '/' the paths are appended to. */
+/* Copy @len bytes of URL, adding the '/' the paths are appended to. A
+ * NUL would end the URL curl is given short of its '/' (and of what the
+ * file says), and a URL has no other control bytes: both are refused. */
 static int set_url(char *dst, const char *v, size_t len)
 {
 	if (!len || len + 2 > QCNL_URL_MAX)
 		return -1;
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)v[i] < 0x20 || v[i] == 0x7f)
+			return -1;
 	memcpy(dst, v, len);
 	dst[len] = '\0';
 	if (dst[len - 1] != '/')
@@ -129,6 +141,11 @@ static quote3_error_t from_json(const char *text, size_t len,
 		c->retry_times = doc->nodes[n].num > 100 ? 100 : (unsigned)doc->nodes[n].num;
 	if ((n = json_typed(doc, 0, "retry_delay", JSON_NUMBER)) >= 0)
 		c->retry_delay = doc->nodes[n].num > 600 ? 600 : (unsigned)doc->nodes[n].num;
+	if ((n = json_typed(doc, 0, "pck_cache_expire_hours", JSON_NUMBER)) >= 0)
+		c->pck_cache_hours = cache_hours(doc->nodes[n].num);
+	if ((n = json_typed(doc, 0, "verify_collateral_cache_expire_hours",
+			    JSON_NUMBER)) >= 0)
+		c->coll_cache_hours = cache_hours(doc->nodes[n].num);
 	ret = SGX_QL_SUCCESS;
 out:
 	free(clean);
@@ -180,6 +197,10 @@ static quote3_error_t from_lines(const char *text, size_t len,
 			c->retry_times = (unsigned)strtoul(v, NULL, 10) % 101;
 		else if (KEY("RETRY_DELAY"))
 			c->retry_delay = (unsigned)strtoul(v, NULL, 10) % 601;
+		else if (KEY("PCK_CACHE_EXPIRE_HOURS"))
+			c->pck_cache_hours = cache_hours(strtoull(v, NULL, 10));
+		else if (KEY("VERIFY_COLLATERAL_CACHE_EXPIRE_HOURS"))
+			c->coll_cache_hours = cache_hours(strtoull(v, NULL, 10));
 #undef KEY
 	}
 	return SGX_QL_SUCCESS;

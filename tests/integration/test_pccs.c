@@ -525,6 +525,7 @@ static struct {
 	enum fake_mode mode;
 	struct sgxemu_collateral c;
 	pthread_t thread;
+	int requests;			/* answered so far */
 } fake;
 
 static char *pct_encode(const char *s)
@@ -643,6 +644,7 @@ static void *fake_serve(void *unused)
 
 			*sp = '\0';
 			a = fake_answer(path + 4, &len);
+			__atomic_add_fetch(&fake.requests, 1, __ATOMIC_SEQ_CST);
 			/* The client may hang up early (the oversized body). */
 			for (size_t off = 0; a && off < len; off += (size_t)n)
 				if ((n = send(c, a + off, len - off, MSG_NOSIGNAL)) <= 0)
@@ -681,8 +683,8 @@ static void fake_stop(void)
 /*
  * Bad PCCS answers through the provider: malformed JSON, an issuer chain
  * that does not link, a body over the provider's bound. Each is refused
- * with its code and one line in the log callback naming the request;
- * the same server answering well gives collateral that verifies.
+ * with its code and one line in the log callback naming the request.
+ * With verify_collateral_cache_expire_hours the good answers are cached.
  */
 TEST(quote_provider_refuses_bad_answers)
 {
@@ -723,6 +725,40 @@ TEST(quote_provider_refuses_bad_answers)
 	CHECK_EQ(q.get_coll(fmspc, 6, "processor", &c), SGX_QL_MESSAGE_ERROR);
 	CHECK_EQ(log_lines, 1);
 	CHECK(strstr(last_log, "pckcrl") && strstr(last_log, "bytes, refused"));
+
+	/* verify_collateral_cache_expire_hours: good answers are given
+	 * again from memory, until sgx_qpl_clear_cache; bad ones are not kept. */
+	uint32_t (*clear)(uint32_t) = (uint32_t (*)(uint32_t))dlsym(q.so, "sgx_qpl_clear_cache");
+	int before;
+
+	REQUIRE(clear);
+	qcnl(&p, "{\"pccs_url\": \"http://127.0.0.1:%u/sgx/certification/v4/\", "
+	     "\"verify_collateral_cache_expire_hours\": 1}", port);
+	fake.mode = FAKE_BAD_JSON;
+	CHECK_EQ(q.get_coll(fmspc, 6, "processor", &c), SGX_QL_ERROR_MESSAGE_PARSING_ERROR);
+	fake.mode = FAKE_GOOD;
+	before = __atomic_load_n(&fake.requests, __ATOMIC_SEQ_CST);
+	REQUIRE_EQ(q.get_coll(fmspc, 6, "processor", &c), 0);
+	q.free_coll(c);
+	/* Parts are kept one by one: the PCK CRL the failed call fetched
+	 * before the bad TCB info was good, and is not asked for again. */
+	CHECK_EQ(__atomic_load_n(&fake.requests, __ATOMIC_SEQ_CST) - before, 3);
+	fake.mode = FAKE_BAD_JSON;
+	before = __atomic_load_n(&fake.requests, __ATOMIC_SEQ_CST);
+	REQUIRE_EQ(q.get_coll(fmspc, 6, "processor", &c), 0);
+	q.free_coll(c);
+	CHECK_EQ(__atomic_load_n(&fake.requests, __ATOMIC_SEQ_CST) - before, 0);
+	CHECK_EQ(clear(2), 0);
+	CHECK_EQ(q.get_coll(fmspc, 6, "processor", &c), SGX_QL_ERROR_MESSAGE_PARSING_ERROR);
+	/* Without the key nothing is kept. */
+	qcnl(&p, "{\"pccs_url\": \"http://127.0.0.1:%u/sgx/certification/v4/\"}", port);
+	fake.mode = FAKE_GOOD;
+	REQUIRE_EQ(q.get_coll(fmspc, 6, "processor", &c), 0);
+	q.free_coll(c);
+	before = __atomic_load_n(&fake.requests, __ATOMIC_SEQ_CST);
+	REQUIRE_EQ(q.get_coll(fmspc, 6, "processor", &c), 0);
+	q.free_coll(c);
+	CHECK_EQ(__atomic_load_n(&fake.requests, __ATOMIC_SEQ_CST) - before, 4);
 
 	fake_stop();
 	unsetenv("QCNL_CONF_PATH");

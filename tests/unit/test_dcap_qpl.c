@@ -69,6 +69,23 @@ TEST(conf_legacy_key_value_lines)
 	CHECK_EQ(conf("PCCS_URL\n", &c), SGX_QL_ERROR_INVALID_PARAMETER);
 }
 
+TEST(conf_cache_hours)
+{
+	struct qcnl_conf c;
+
+	REQUIRE_EQ(conf("{\"pck_cache_expire_hours\": 168,"
+			" \"verify_collateral_cache_expire_hours\": 2}", &c), 0);
+	CHECK_EQ(c.pck_cache_hours, 168u);
+	CHECK_EQ(c.coll_cache_hours, 2u);
+	REQUIRE_EQ(conf("{\"verify_collateral_cache_expire_hours\": 99999999}", &c), 0);
+	CHECK_EQ(c.coll_cache_hours, 8760u);	/* a year at most */
+	CHECK_EQ(c.pck_cache_hours, 0u);	/* absent: no cache */
+	REQUIRE_EQ(conf("PCCS_URL=https://h/\nPCK_CACHE_EXPIRE_HOURS=5\n"
+			"VERIFY_COLLATERAL_CACHE_EXPIRE_HOURS=7\n", &c), 0);
+	CHECK_EQ(c.pck_cache_hours, 5u);
+	CHECK_EQ(c.coll_cache_hours, 7u);
+}
+
 TEST(conf_refusals)
 {
 	struct qcnl_conf c;
@@ -83,6 +100,31 @@ TEST(conf_refusals)
 	CHECK_EQ(conf("{\"pccs_api_version\": \"4.0\"}", &c), SGX_QL_ERROR_INVALID_PARAMETER);
 	snprintf(big, sizeof(big), "{\"pccs_url\": \"https://%0*d\"}", QCNL_URL_MAX, 0);
 	CHECK_EQ(conf(big, &c), SGX_QL_ERROR_INVALID_PARAMETER);
+}
+
+/*
+ * A URL with a NUL in it would reach curl cut short of its '/' (fuzz_qpl
+ * found "PCCS_URL=https://pccs:8081/sgx/certi\0...d/v3/" taken, with a
+ * pccs_url of "https://pccs:8081/sgx/certi"); control bytes are refused
+ * too, in both forms.
+ */
+TEST(conf_urls_with_control_bytes_refused)
+{
+	static const char lines[] = "PCCS_URL=https://h:1/sgx/certi\0\0d/v3/\n";
+	static const char json[] = "{\"local_pck_url\": \"http://h/\0x/\"}";
+	struct qcnl_conf c;
+	char why[256];
+
+	CHECK_EQ(qcnl_conf_parse(lines, sizeof(lines) - 1, &c, why, sizeof(why)),
+		 SGX_QL_ERROR_INVALID_PARAMETER);
+	CHECK(strstr(why, "PCCS_URL") != NULL);
+	CHECK(qcnl_conf_parse(json, sizeof(json) - 1, &c, why, sizeof(why)) != 0);
+	CHECK_EQ(conf("COLLATERAL_SERVICE=http://h/\x01/\n", &c),
+		 SGX_QL_ERROR_INVALID_PARAMETER);
+	CHECK_EQ(conf("LOCAL_PCK_URL=http://h/\x7f\n", &c),
+		 SGX_QL_ERROR_INVALID_PARAMETER);
+	REQUIRE_EQ(conf("PCCS_URL=https://h:1/sgx/certification/v3\n", &c), 0);
+	CHECK(!strcmp(c.pccs_url, "https://h:1/sgx/certification/v3/"));
 }
 
 TEST(percent_decoding_is_exact)

@@ -15,3 +15,13 @@ $(B)/tests/lib/aesm_client.o: $(B)/gen/attest/aesm.pb-c.h
 
 # `sgxemu pccs` serves HTTP with libmicrohttpd: the CLI alone links it.
 CLI_LDLIBS += -lmicrohttpd
+
+# A real enclave's quote on the platform the environment names, written to
+# a file, for shell tests (tests/integration/test_fleet.sh). Not named
+# test_*: tests/run.sh runs those.
+ENCLAVE_QUOTE := $(B)/tests/enclave_quote
+$(ENCLAVE_QUOTE): tests/integration/enclave_quote.c $(B)/tests/lib/test_util.o $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests/lib -MMD -MP -o $@ $< $(B)/tests/lib/test_util.o \
+		$(LIB) $(LDFLAGS) $(LDLIBS)
+TEST_DEPS += $(ENCLAVE_QUOTE)

@@ -21,6 +21,7 @@ static const struct cli_command *const commands[] = {
 	&cmd_quote,
 	&cmd_aesmd,
 	&cmd_pccs,
+	&cmd_pki,
 };
 
 #define NR_COMMANDS	(sizeof(commands) / sizeof(commands[0]))

@@ -6,6 +6,7 @@
  * escape (Intel's QCNL decoder loses the last two characters otherwise:
  * facts §4.4). Hex arguments are accepted in either case.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,39 +120,86 @@ static bool arg_hex(const char *v, uint8_t *out, size_t n)
 	return v && !sgx_unhex(v, out, n);
 }
 
+/* What a pckcert request asks for, and the best registered answer. */
+struct pick {
+	uint8_t qe_id[16], pceid[2], cpusvn[16];
+	uint16_t pcesvn;
+	bool known;			/* some certificate of this platform */
+	X509 *best;
+	struct sgx_pck_ext ext;
+};
+
+/*
+ * PCK certificate selection as the PCCS makes it among a platform's
+ * certificates: the highest certified TCB that the raw TCB asked about
+ * is not below.
+ */
+static int pick_pck(const struct sgx_pck_entry *e, void *ctx)
+{
+	struct pick *k = ctx;
+
+	if (memcmp(e->qe_id, k->qe_id, 16) || memcmp(e->ext.pceid, k->pceid, 2))
+		return 0;
+	k->known = true;
+	if (!sgx_cpusvn_supported(k->cpusvn, e->ext.cpusvn) || k->pcesvn < e->ext.pcesvn)
+		return 0;
+	if (k->best && !(sgx_cpusvn_supported(e->ext.cpusvn, k->ext.cpusvn) &&
+			 e->ext.pcesvn >= k->ext.pcesvn))
+		return 0;
+	if (!X509_up_ref(e->cert))
+		return -ENOMEM;
+	X509_free(k->best);
+	k->best = e->cert;
+	k->ext = e->ext;
+	return 0;
+}
+
+/*
+ * Every platform whose PCK certificate is in the hierarchy's registry is
+ * served, this one and the others of a fleet sharing the hierarchy. The
+ * encrypted PPID is taken and not used, as by the real PCCS once it has
+ * the platform: only Intel could decrypt it.
+ */
 static int pckcert(struct sgx_attest *a, sgx_pccs_arg_fn arg, void *cls,
 		   struct sgx_pccs_reply *r)
 {
-	const char *qeid = arg(cls, "qeid");
-	uint8_t id[16], cpusvn[16], pcesvn[2], pceid[2], tcbm[18];
-	uint16_t svn;
+	const char *qeid = arg(cls, "qeid"), *eppid = arg(cls, "encrypted_ppid");
+	uint8_t pcesvn[2], tcbm[18], ppid[384];
+	struct pick k = { .known = false };
 	char *pem = NULL;
 	size_t len = 0;
 	int ret;
 
-	if (!qeid || !arg_hex(arg(cls, "cpusvn"), cpusvn, 16) ||
+	if (!qeid || !arg_hex(arg(cls, "cpusvn"), k.cpusvn, 16) ||
 	    !arg_hex(arg(cls, "pcesvn"), pcesvn, 2) ||
-	    !arg_hex(arg(cls, "pceid"), pceid, 2))
+	    !arg_hex(arg(cls, "pceid"), k.pceid, 2) ||
+	    (eppid && !arg_hex(eppid, ppid, sizeof(ppid))))
 		return text(r, 400, "pckcert needs qeid, cpusvn (32 hex), pcesvn "
-			    "and pceid (4 hex)");
-	/* This PCCS knows one platform: this one. */
-	if (!arg_hex(qeid, id, 16) || memcmp(id, a->qe_id, 16) ||
-	    memcmp(pceid, a->pck_ext.pceid, 2))
-		return text(r, 404, "no PCK certificate for this qeid/pceid");
+			    "and pceid (4 hex); encrypted_ppid is 768 hex");
+	if (!arg_hex(qeid, k.qe_id, 16))
+		return text(r, 404, "No cache data for this platform");
+	memcpy(&k.pcesvn, pcesvn, 2);
+	ret = sgx_pki_each_pck(&a->pki, pick_pck, &k);
+	if (ret < 0) {
+		X509_free(k.best);
+		return text(r, 500, "cannot read the PCK certificates in %.100s/pck: %s",
+			    a->pki.dir, strerror(-ret));
+	}
+	if (!k.known)
+		return text(r, 404, "No cache data for this platform");
 	/* The certified TCB must not be above the raw one asked about. */
-	memcpy(&svn, pcesvn, 2);
-	if (!sgx_cpusvn_supported(cpusvn, a->pck_ext.cpusvn) || svn < a->pck_ext.pcesvn)
+	if (!k.best)
 		return text(r, 404, "no PCK certificate at or below this TCB");
-	if (sgx_pem_append(&pem, &len, a->pck))
-		return -1;
-	ret = body(r, "application/x-pem-file", pem, len);
+	ret = sgx_pem_append(&pem, &len, k.best) ? -1 :
+	      body(r, "application/x-pem-file", pem, len);
 	free(pem);
-	memcpy(tcbm, a->pck_ext.cpusvn, 16);
-	memcpy(tcbm + 16, &a->pck_ext.pcesvn, 2);
+	X509_free(k.best);
+	memcpy(tcbm, k.ext.cpusvn, 16);
+	memcpy(tcbm + 16, &k.ext.pcesvn, 2);
 	if (ret ||
 	    header(r, "SGX-PCK-Certificate-Issuer-Chain", pem_chain(a->pki.ca, a->pki.root)) ||
 	    header(r, "SGX-TCBm", hex_of(tcbm, 18, true)) ||
-	    header(r, "SGX-FMSPC", hex_of(a->pck_ext.fmspc, 6, true)) ||
+	    header(r, "SGX-FMSPC", hex_of(k.ext.fmspc, 6, true)) ||
 	    header(r, "SGX-PCK-Certificate-CA-Type", strdup("processor")))
 		return -1;
 	return 0;

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The PCCS REST API (attestation-facts.md §4.4), answered from this
- * platform's collateral: what `sgxemu pccs` serves on the loopback
+ * platform's collateral and the PCK certificates registered in its
+ * hierarchy (every platform of a fleet sharing it, src/attest/pki.h):
+ * what `sgxemu pccs` serves on the loopback
  * address, so that a quote provider library (Intel's QCNL with pccs_url
  * pointing here) or any verifier fetches PCK certificates, CRLs, TCB info
  * and QE identity with their issuer-chain headers. This is the HTTP-free

@@ -190,7 +190,8 @@ int sgx_attest_open(struct sgx_attest *a, const char *secrets,
 	memcpy(a->pck_ext.cpusvn, a->keys.cpusvn, 16);
 	a->pck_ext.pcesvn = SGX_PCE_ISVSVN;
 	memcpy(a->pck_ext.fmspc, sgx_fmspc, 6);
-	ret = sgx_pki_pck_cert(&a->pki, a->pck_key, &a->pck_ext, &a->pck, why, whylen);
+	ret = sgx_pki_pck_cert(&a->pki, a->pck_key, a->qe_id, &a->pck_ext, &a->pck,
+			       why, whylen);
 	if (ret) {
 		sgx_attest_close(a);
 		return ret;

@@ -120,8 +120,7 @@ static int random_bytes(void *buf, size_t len)
 	return 0;
 }
 
-/* mkdir -p for the directory part of @path, each level 0700. */
-static int make_parent_dirs(const char *path)
+int sgx_make_parent_dirs(const char *path)
 {
 	char dir[4096];
 	size_t len = strlen(path);
@@ -152,7 +151,7 @@ static int create_secrets(const char *path, char *why, size_t whylen)
 	char tmp[4096 + 32];
 	int fd, ret;
 
-	ret = make_parent_dirs(path);
+	ret = sgx_make_parent_dirs(path);
 	if (ret)
 		return sgx_fail(why, whylen, ret, "cannot create the directory of %s: %s",
 			    path, strerror(-ret));

@@ -34,6 +34,10 @@ int sgx_state_path(const char *env, const char *name, char *buf, size_t len);
  * "platform-secrets". */
 int sgx_secrets_path(char *buf, size_t len);
 
+/* mkdir -p of the directory part of @path, each new level 0700: 0 or
+ * -errno. */
+int sgx_make_parent_dirs(const char *path);
+
 /*
  * Fill @keys' root secrets and OWNEREPOCH from @path, creating the file
  * (and its directory) when it does not exist. Per-boot values (the report

@@ -6,7 +6,8 @@
  *
  * TLS: with use_secure_cert the server must present a certificate that
  * chains to this installation's root (<secrets>.pki/root-ca.pem, the
- * issuer of `sgxemu pccs`'s certificate), and to nothing else: Intel's
+ * issuer of `sgxemu pccs`'s certificate; $SGXEMU_TRUSTED_ROOT instead
+ * where it is set), and to nothing else: Intel's
  * QCNL trusts the system's store for Intel's PCS, but no PCS is Intel's
  * here. Without the root file the system's store is used. With
  * use_secure_cert false any certificate is taken, as QCNL does.
@@ -121,12 +122,21 @@ static size_t on_header(char *data, size_t size, size_t n, void *cls)
 	return size * n;
 }
 
-/* This installation's root certificate, PEM, or "" where there is none. */
+/*
+ * The root a PCCS's certificate must chain to: the one the verifier
+ * trusts, $SGXEMU_TRUSTED_ROOT (a fleet's, whose PCCS it issued), else
+ * this installation's; "" where there is none.
+ */
 static void root_path(char *buf, size_t len)
 {
+	const char *env = getenv("SGXEMU_TRUSTED_ROOT");
 	char secrets[4096], dir[4200];
 
 	buf[0] = '\0';
+	if (env && *env) {
+		snprintf(buf, len, "%s", env);
+		return;
+	}
 	if (sgx_secrets_path(secrets, sizeof(secrets)) ||
 	    sgx_pki_dir(secrets, dir, sizeof(dir)))
 		return;

@@ -217,4 +217,53 @@ if grep -q 'Verification completed' "$T/qvs.out"; then
 else
 	ok pccs_down_not_verified
 fi
+
+# --- a fleet: platform A's quote verified on platform B --------------------------
+# A exports its hierarchy, B imports it (sgxemu pki); the sample quotes on
+# A, and the QVL-only sample verifies on B with B's PCCS and B's root. A
+# platform outside the fleet (its own hierarchy) is refused there, and a
+# verifier with only the fleet's root ($SGXEMU_TRUSTED_ROOT) accepts A's.
+F=$T/fleet
+mkdir -p "$F/a" "$F/b" "$F/c" "$F/v"
+qgs_on() {	# SECRETS OUT
+	rm -f "$qgs/quote.dat"
+	(cd "$qgs" && SGXEMU_SECRETS_FILE=$1 LD_LIBRARY_PATH=$sdkdest/psw/lib \
+		timeout 120 "$CLI" run ./app) >"$T/qgs.out" 2>&1 &&
+		[ -s "$qgs/quote.dat" ] && cp "$qgs/quote.dat" "$2"
+}
+if SGXEMU_SECRETS_FILE=$F/a/secrets "$CLI" pki export "$F/h" >"$T/pki.out" 2>&1 &&
+   SGXEMU_SECRETS_FILE=$F/b/secrets "$CLI" pki import "$F/h" >>"$T/pki.out" 2>&1 &&
+   SGXEMU_SECRETS_FILE=$F/a/secrets "$CLI" pki root >"$F/root.pem" 2>>"$T/pki.out"; then
+	ok fleet_export_import
+else
+	bad fleet_export_import "$(tail -n 3 "$T/pki.out" | tr '\n' '|')"
+	finish
+fi
+if qgs_on "$F/a/secrets" "$F/qa" && qgs_on "$F/c/secrets" "$F/qc"; then
+	ok fleet_quotes_on_a_and_c
+else
+	bad fleet_quotes_on_a_and_c "$(tail -n 3 "$T/qgs.out" | tr '\n' '|')"
+	finish
+fi
+export SGXEMU_SECRETS_FILE=$F/b/secrets
+start_pccs || { bad pccs_start "platform B"; finish; }
+qcnl_json "$PORT" true
+cp "$F/qa" "$T/quote.dat"
+run_qvs "$qvl"; rc=$?
+expect fleet_quote_of_a_verifies_on_b $rc 0 'Verification completed successfully'
+cp "$F/qc" "$T/quote.dat"
+run_qvs "$qvl"; rc=$?
+expect fleet_outsider_refused_on_b $rc 0 'tee_verify_quote failed: 0xe0'
+if grep -q 'Verification completed' "$T/qvs.out"; then
+	bad fleet_outsider_not_verified "platform C's quote was accepted on B"
+else
+	ok fleet_outsider_not_verified
+fi
+# A verifier of its own (another hierarchy) trusting the fleet's root only.
+cp "$F/qa" "$T/quote.dat"
+SGXEMU_SECRETS_FILE=$F/v/secrets SGXEMU_TRUSTED_ROOT=$F/root.pem run_qvs "$qvl"; rc=$?
+expect fleet_trusted_root_verifier $rc 0 'Verification completed successfully'
+SGXEMU_SECRETS_FILE=$F/v/secrets run_qvs "$qvl"; rc=$?
+expect fleet_other_root_refuses $rc 0 'tee_verify_quote failed: 0xe0'
+stop_pccs
 finish

@@ -38,9 +38,16 @@ int sgx_quote_parse(const uint8_t *q, size_t len, struct sgx_quote_view *v,
 			   v->tee_type);
 	if (memcmp(v->vendor_id, sgx_qe_vendor_id, 16))
 		return sgx_fail(why, whylen, -1, "unknown QE vendor id");
+	/* QVL takes a quote that is exactly its parts: bytes past the
+	 * signature data, or past the certification data within it, would be
+	 * bytes no signature covers, so a changed quote would still verify. */
 	if (v->sig_data_len > len - QUOTE_SIG_DATA_OFF)
 		return sgx_fail(why, whylen, -1, "signature data of %u bytes runs past the "
 			   "quote's end", v->sig_data_len);
+	if (v->sig_data_len < len - QUOTE_SIG_DATA_OFF)
+		return sgx_fail(why, whylen, -1, "%zu bytes after the signature data of "
+			   "%u bytes", len - QUOTE_SIG_DATA_OFF - v->sig_data_len,
+			   v->sig_data_len);
 	end = QUOTE_SIG_DATA_OFF + (size_t)v->sig_data_len;
 	off = QUOTE_SIG_DATA_OFF;
 	if (end - off < 578)
@@ -63,6 +70,10 @@ int sgx_quote_parse(const uint8_t *q, size_t len, struct sgx_quote_view *v,
 	if (v->cert_len > end - off)
 		return sgx_fail(why, whylen, -1, "certification data of %u bytes runs past "
 			   "the signature data", v->cert_len);
+	if (v->cert_len < end - off)
+		return sgx_fail(why, whylen, -1, "%zu bytes of signature data after the "
+			   "certification data of %u bytes", end - off - v->cert_len,
+			   v->cert_len);
 	v->cert = q + off;
 	if (v->cert_type < 1 || v->cert_type > 5)
 		return sgx_fail(why, whylen, -1, "certification data type %u (1..5 in v3)",

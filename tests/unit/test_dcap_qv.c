@@ -611,6 +611,54 @@ TEST(damaged_quotes_are_refused)
 	free(q);
 }
 
+/*
+ * Bytes past the signature data, or past the certification data inside
+ * it, are covered by no signature: QVL refuses such a quote as not its
+ * format, and so must this library (fuzz_qv found a quote with two zero
+ * bytes appended accepted as SGX_QL_QV_RESULT_OK).
+ */
+TEST(bytes_past_the_quote_are_refused)
+{
+	sgx_ql_qve_collateral_t *c = collateral(NULL, QVE_COLLATERAL_VERSION3, NULL);
+	sgx_ql_qv_supplemental_t sup;
+	sgx_ql_qv_result_t res;
+	uint32_t exp, sig_len;
+	uint8_t fmspc[6];
+	time_t now = time(NULL);
+	size_t len;
+	uint8_t *q = make_quote(&len), *d;
+
+	REQUIRE(q && c);
+	d = calloc(1, len + 16);
+	REQUIRE(d);
+	memcpy(d, q, len);
+	for (size_t extra = 1; extra <= 16; extra *= 2) {
+		memset(&sup, 0xee, sizeof(sup));
+		res = 0;
+		CHECK_EQ(sgx_qv_verify_quote(d, (uint32_t)(len + extra), c, now, &exp,
+					     &res, NULL, sizeof(sup), (uint8_t *)&sup),
+			 SGX_QL_QUOTE_FORMAT_UNSUPPORTED);
+		CHECK_EQ(res, SGX_QL_QV_RESULT_UNSPECIFIED);
+		CHECK(!memcmp(&sup, (uint8_t[sizeof(sup)]){ 0 }, sizeof(sup)));
+		CHECK_EQ(tee_get_fmspc_from_quote(d, (uint32_t)(len + extra), fmspc, 6),
+			 SGX_QL_QUOTE_FORMAT_UNSUPPORTED);
+	}
+	/* The signature data's length grown over the bytes appended: they are
+	 * then inside it but past the certification data. */
+	memcpy(&sig_len, d + 432, 4);
+	sig_len += 2;
+	memcpy(d + 432, &sig_len, 4);
+	CHECK_EQ(sgx_qv_verify_quote(d, (uint32_t)(len + 2), c, now, &exp, &res,
+				     NULL, 0, NULL), SGX_QL_QUOTE_FORMAT_UNSUPPORTED);
+	/* The quote itself still verifies. */
+	CHECK_EQ(sgx_qv_verify_quote(q, (uint32_t)len, c, now, &exp, &res, NULL, 0,
+				     NULL), 0);
+	CHECK_EQ(res, SGX_QL_QV_RESULT_OK);
+	free(d);
+	free_abi(c);
+	free(q);
+}
+
 TEST(fmspc_from_quote)
 {
 	uint8_t fmspc[6] = { 0 };

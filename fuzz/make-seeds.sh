@@ -12,7 +12,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p $C/fuzz_policy $C/fuzz_secrets $C/fuzz_sgxs $C/fuzz_sigstruct \
 	 $C/fuzz_encls $C/fuzz_enclu $C/fuzz_ioctl $C/fuzz_abort_page \
-	 $C/fuzz_aesm $C/fuzz_quote
+	 $C/fuzz_aesm $C/fuzz_quote $C/fuzz_qv $C/fuzz_qpl
 
 # -- policy files
 cp policies/strict.policy $C/fuzz_policy/strict
@@ -128,4 +128,73 @@ SGXEMU_SECRETS_FILE="$tmp/secrets" "$CLI" attest collateral --out "$tmp/col"
 { printf '\x04'; cat "$tmp/col/tcbInfo.json"; } > $C/fuzz_quote/json
 printf '\x05' > $C/fuzz_quote/good
 printf '\x05\x64\x00\x01\x40\x04\x80' > $C/fuzz_quote/patched
+# -- the DCAP verifier: the call and its arguments, then operations on
+#    the harness's own good quote and collateral (fuzz/fuzz_qv.c)
+python3 - "$C/fuzz_qv" <<'PY'
+import struct, sys
+d = sys.argv[1]
+def seed(name, b0, b1, ops=b""):
+    open(d + "/" + name, "wb").write(bytes([b0, b1]) + ops)
+seed("sgx_qv_verify_quote", 0x00, 0x00)
+seed("tee_verify_quote", 0x01, 0x08)
+seed("supplemental_version", 0x02, 0x00)
+seed("fmspc", 0x03, 0x00)
+seed("pem_crls", 0x10, 0x00)
+seed("der_crls_tee", 0x21, 0x00)
+seed("version4", 0x30, 0x00)
+seed("tcb_out_of_date", 0x04, 0x00)
+seed("revoked_tee", 0x0d, 0x00)
+seed("expired", 0x00, 0x40)
+seed("quote_patched", 0x00, 0x00, b"\x00" + struct.pack("<HB", 100, 1))
+seed("quote_appended", 0x00, 0x00, b"\x02\x02\x00")
+seed("tcb_info_nul_outside", 0x00, 0x00, b"\x05\x04\xff\x00")
+seed("qe_chain_is_pck_chain", 0x01, 0x00, b"\x08\x05\x00")
+seed("hex_crl_bad_digit", 0x00, 0x00, b"\x04\x02" + struct.pack("<HB", 10, 0x40))
+seed("version_2", 0x00, 0x00, b"\x0a\x04")
+seed("no_collateral", 0x00, 0x00, b"\x0c")
+seed("qve_report_info", 0x01, 0x00, b"\x0d")
+PY
+# -- the quote provider: PCCS answers (headers, an empty line, the body)
+#    made of a fresh platform's collateral, and QCNL configurations
+python3 - "$C/fuzz_qpl" "$tmp/col" <<'PY'
+import sys, urllib.parse
+d, col = sys.argv[1], sys.argv[2]
+def read(f): return open(col + "/" + f, "rb").read()
+def pct(b): return urllib.parse.quote(b, safe="").encode()
+def answer(name, b0, headers, body, status=b"HTTP/1.1 200 OK"):
+    h = b"".join(l + b"\r\n" for l in [status] + headers)
+    open(d + "/" + name, "wb").write(bytes([b0]) + h + b"\r\n" + body)
+pck, tcb = read("pckSignChain.pem"), read("tcbSignChain.pem")
+# No PCK certificate among the collateral: the PCK CA stands in for the
+# leaf, the root for its issuer chain (each still issued by the next).
+leaf = pck[:pck.index(b"-----END CERTIFICATE-----") + 26]
+answer("pckcert", 0, [b"Content-Type: application/x-pem-file",
+       b"SGX-TCBm: " + b"02" * 16 + b"0d00",
+       b"SGX-PCK-Certificate-Issuer-Chain: " + pct(read("trustedRootCaCert.pem"))],
+       leaf)
+answer("tcb_info", 2, [b"TCB-Info-Issuer-Chain: " + pct(tcb)], read("tcbInfo.json"))
+answer("tcb_info_v3", 2, [b"SGX-TCB-Info-Issuer-Chain: " + pct(tcb)],
+       read("tcbInfo.json"))
+answer("qe_identity", 3, [b"SGX-Enclave-Identity-Issuer-Chain: " + pct(tcb)],
+       read("qeIdentity.json"))
+answer("pck_crl_hex", 1 | 4, [b"SGX-PCK-CRL-Issuer-Chain: " + pct(pck)],
+       read("intermediateCaCrl.der").hex().encode())
+answer("root_crl_hex", 4, [], read("rootCaCrl.der").hex().encode() + b"\n")
+answer("not_found", 1 << 3, [b"Content-Length: 0"], b"", b"HTTP/1.1 404 Not Found")
+conf = b"""{
+  // the PCCS
+  "pccs_url": "https://localhost:8081/sgx/certification/v4/",
+  /* its certificate is self-signed */
+  "use_secure_cert": false,
+  "collateral_service": "https://localhost:8081/sgx/certification/v4",
+  "local_pck_url": "http://localhost:8082/",
+  "retry_times": 6, "retry_delay": 10,
+  "pccs_api_version": "3.1", "tcb_update_type": "early",
+  "custom_request_options": {"get_cert": {"headers": {"x": "y"}}}
+}
+"""
+open(d + "/conf_json", "wb").write(b"\x00\n" + conf)
+open(d + "/conf_lines", "wb").write(b"\x00\n# legacy\nPCCS_URL=https://pccs:8081/"
+    b"sgx/certification/v3/\nUSE_SECURE_CERT=FALSE\n RETRY_TIMES = 3\n")
+PY
 echo "seeds written to $C"

@@ -25,6 +25,16 @@ FUZZ_LONG_S  ?= 600
 # Harnesses that drive the CLI's own parsers link its objects too.
 FUZZ_TOOL_OBJS := $(B)/tools/image.o
 
+# The DCAP libraries' harnesses link those libraries' objects (mk/dcap.mk)
+# ahead of libsgxemu.a, whose verifier and JSON reader they call; the
+# provider's HTTP client needs libcurl even though the harness never
+# opens a connection.
+$(FUZZ_B)/fuzz/fuzz_qv: $(QV_OBJS)
+$(FUZZ_B)/fuzz/fuzz_qv: FUZZ_DCAP_OBJS := $(QV_OBJS)
+$(FUZZ_B)/fuzz/fuzz_qpl: $(QPL_OBJS)
+$(FUZZ_B)/fuzz/fuzz_qpl: FUZZ_DCAP_OBJS := $(QPL_OBJS)
+$(FUZZ_B)/fuzz/fuzz_qpl: FUZZ_LDLIBS := -lcurl
+
 .PHONY: fuzz fuzz-smoke fuzz-long fuzz-clean
 
 fuzz:
@@ -36,7 +46,8 @@ fuzz-bins: $(FUZZ_BINS)
 $(FUZZ_B)/fuzz/%: fuzz/%.c fuzz/fuzz.h fuzz/fuzz_sign.h fuzz/fuzz_attest.h $(FUZZ_TOOL_OBJS) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Ifuzz -Itools -MMD -MP -fsanitize=fuzzer -o $@ $< \
-		$(FUZZ_TOOL_OBJS) $(LIB) $(LDFLAGS) $(LDLIBS)
+		$(FUZZ_DCAP_OBJS) $(FUZZ_TOOL_OBJS) $(LIB) $(LDFLAGS) \
+		$(FUZZ_LDLIBS) $(LDLIBS)
 
 fuzz-smoke: fuzz
 	@FUZZ_B=$(FUZZ_B) FUZZ_SMOKE_S=$(FUZZ_SMOKE_S) fuzz/run.sh smoke $(FUZZ_NAMES)

@@ -58,7 +58,7 @@ ifneq ($(SHIM_SRCS),)
 ALL_TARGETS += $(SO)
 endif
 
-.PHONY: all test asan bench clean install check-clang deb
+.PHONY: all test test-build asan bench clean install check-clang deb
 # Keep intermediate objects (test_main.o) so tests do not relink everything.
 .SECONDARY:
 all: $(ALL_TARGETS)
@@ -110,8 +110,12 @@ TEST_DEPS  :=
 BENCH_DEPS :=
 -include $(sort $(wildcard mk/*.mk))
 
-test: $(B)/.deps-test $(ALL_TARGETS) $(TESTS) $(TEST_DEPS)
+test: test-build
 	@B=$(B) tests/run.sh
+
+# Everything the suite runs, built but not run (tests/run.sh NAME... then
+# runs a few of them).
+test-build: $(B)/.deps-test $(ALL_TARGETS) $(TESTS) $(TEST_DEPS)
 
 asan:
 	$(MAKE) B=build-asan OPT=-O1 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" test

@@ -22,6 +22,14 @@
 #include "sgxemu/attest.h"
 
 #define COLLATERAL_DAYS	30
+/*
+ * Collateral is dated an hour before it is asked for, as a real PCS's
+ * always predates the request: a verifier takes its check date before it
+ * fetches (Intel's sample calls time() first), and a TCB info or CRL
+ * issued in the next second would be "not yet valid" at that date, so the
+ * verdict would depend on where a second boundary fell.
+ */
+#define COLLATERAL_BACKDATE	3600
 #define TCB_EVAL_NUMBER	1
 
 static void iso_date(time_t t, char out[32])
@@ -157,7 +165,7 @@ int sgxemu_collateral_make(const struct sgxemu_collateral_opts *opts,
 	const struct sgxemu_collateral_opts *o = opts ? opts : &dflt;
 	struct sgx_attest *a;
 	char issue[32], next[32], *body = NULL;
-	time_t now = o->now ? o->now : time(NULL);
+	time_t issued = (o->now ? o->now : time(NULL)) - COLLATERAL_BACKDATE;
 	size_t blen;
 	FILE *f;
 	int ret;
@@ -166,8 +174,8 @@ int sgxemu_collateral_make(const struct sgxemu_collateral_opts *opts,
 	ret = sgx_attest_get(&a, why, whylen);
 	if (ret)
 		return ret;
-	iso_date(now, issue);
-	iso_date(now + COLLATERAL_DAYS * 86400L, next);
+	iso_date(issued, issue);
+	iso_date(issued + COLLATERAL_DAYS * 86400L, next);
 
 	f = open_memstream(&body, &blen);
 	if (!f)
@@ -190,8 +198,8 @@ int sgxemu_collateral_make(const struct sgxemu_collateral_opts *opts,
 	c->tcb_chain = pem_of(a->pki.tcb, a->pki.root);
 	c->pck_chain = pem_of(a->pki.ca, a->pki.root);
 	c->root = pem_of(a->pki.root, NULL);
-	c->root_crl = crl_der(a, true, NULL, 0, now, &c->root_crl_len);
-	c->pck_crl = crl_der(a, false, &a->pck, o->pck_revoked ? 1 : 0, now,
+	c->root_crl = crl_der(a, true, NULL, 0, issued, &c->root_crl_len);
+	c->pck_crl = crl_der(a, false, &a->pck, o->pck_revoked ? 1 : 0, issued,
 			     &c->pck_crl_len);
 	if (c->tcb_info && c->qe_identity && c->tcb_chain && c->pck_chain &&
 	    c->root && c->root_crl && c->pck_crl)

@@ -514,6 +514,32 @@ TEST(expired_collateral_is_refused)
 	free(q);
 }
 
+/*
+ * A verifier takes its check date, then fetches: collateral made a few
+ * seconds after that date (a slow PCCS, a second boundary between the two)
+ * is already valid at it, as a real PCS's is.
+ */
+TEST(collateral_made_after_the_check_date_is_valid_at_it)
+{
+	struct sgxemu_collateral_opts co = { 0 };
+	struct sgxemu_verify_opts o = { 0 };
+	struct sgxemu_collateral c;
+	struct sgxemu_verify_result res;
+	char why[256];
+	time_t date = time(NULL);
+	size_t len;
+	uint8_t *q = make_quote(0, &len);
+
+	REQUIRE(q);
+	co.now = date + 5;
+	REQUIRE_EQ(sgxemu_collateral_make(&co, &c, why, sizeof(why)), 0);
+	o.collateral = &c;
+	o.now = date;
+	CHECK_EQ(sgxemu_quote_verify(q, len, &o, &res), ST_OK);
+	sgxemu_collateral_free(&c);
+	free(q);
+}
+
 TEST(collateral_files_round_trip)
 {
 	struct sgxemu_collateral c, r;

@@ -231,6 +231,37 @@ int sgx_copy_from_user(void *dst, unsigned long src, size_t n)
 	return r == (ssize_t)n ? 0 : -EFAULT;
 }
 
+/*
+ * ADD_PAGES reads its source ahead, many pages per call. process_vm_readv
+ * never splits an iovec, so one remote iovec per page makes a short read
+ * stop exactly at the first page it cannot read: the caller reports that
+ * page's EFAULT when it gets there, as a page-by-page copy would.
+ */
+#define UPTO_PAGES	64
+
+long sgx_copy_from_user_upto(void *dst, unsigned long src, size_t n)
+{
+	struct iovec local = { dst, n }, remote[UPTO_PAGES];
+	size_t cnt = 0, off;
+	ssize_t r;
+
+	if (!n || n > (size_t)UPTO_PAGES * 4096 || src + n < src)
+		return -EFAULT;
+	for (off = 0; off < n; off += 4096, cnt++) {
+		remote[cnt].iov_base = (void *)(src + off);
+		remote[cnt].iov_len = n - off < 4096 ? n - off : 4096;
+	}
+	r = process_vm_readv(getpid(), &local, 1, remote, cnt, 0);
+	if (r < 0 && (errno == EPERM || errno == ENOSYS)) {
+		for (off = 0; off < n; off += remote[off / 4096].iov_len)
+			if (pipe_copy((uint8_t *)dst + off, remote[off / 4096].iov_base,
+				      remote[off / 4096].iov_len))
+				break;
+		r = (ssize_t)off;
+	}
+	return r > 0 ? r : -EFAULT;
+}
+
 int sgx_copy_to_user(unsigned long dst, const void *src, size_t n)
 {
 	struct iovec local = { (void *)src, n }, remote = { (void *)dst, n };

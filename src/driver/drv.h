@@ -73,6 +73,14 @@ int sgx_encl_set_page_prot(struct sgx_encl *encl, uint64_t addr, uint8_t v);
 
 /* User memory access that never crashes: 0 or -EFAULT. */
 int sgx_copy_from_user(void *dst, unsigned long src, size_t n);
+/* As much of @n bytes as is readable from the start (a short count at
+ * the first unreadable byte); -EFAULT when none is. */
+long sgx_copy_from_user_upto(void *dst, unsigned long src, size_t n);
+
+/* An ADD_PAGES run: the pages added between these are mapped at the end
+ * (encl.c); the end's value is the mapping's 0 or -errno. */
+void sgx_encl_add_batch_begin(struct sgxemu_enclave *e);
+int sgx_encl_add_batch_end(struct sgxemu_enclave *e);
 int sgx_copy_to_user(unsigned long dst, const void *src, size_t n);
 
 /* The kernel's sgx_encl_may_map(): 0 or -EACCES (see vma.c). */

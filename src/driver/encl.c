@@ -145,6 +145,73 @@ static long page_epc(const struct sgxemu_enclave *e, size_t page)
 	return v ? (long)v - 1 : -1;
 }
 
+/*
+ * The pages of an ADD_PAGES run so far: mapped in as few mmaps as their
+ * EPC runs allow, then handed to the reclaimer. Until then they are off
+ * the LRU, because a page the reclaimer took before its first mapping
+ * would be mapped back as if it were resident. @e->lock held.
+ */
+static int batch_flush(struct sgxemu_enclave *e)
+{
+	size_t lo = e->batch_lo, hi = e->batch_hi;
+	int ret;
+
+	if (lo >= hi)
+		return 0;
+	e->batch_lo = e->batch_hi = 0;
+	ret = sgxemu__map_pages(e, lo, hi - lo, true);
+	sgxemu__paging_lock();
+	for (size_t n = lo; n < hi; n++)
+		if (e->pg->state[n] & PS_ADDED)
+			sgxemu__lru_add(e, n);
+	sgxemu__paging_unlock();
+	return ret;
+}
+
+/* The longest run kept unmapped: 1 MiB of EPC held off the LRU. */
+#define BATCH_MAX	256
+
+void sgx_encl_add_batch_begin(struct sgxemu_enclave *e)
+{
+	pthread_mutex_lock(&e->lock);
+	e->batch = true;
+	e->batch_lo = e->batch_hi = 0;
+	pthread_mutex_unlock(&e->lock);
+}
+
+int sgx_encl_add_batch_end(struct sgxemu_enclave *e)
+{
+	int ret;
+
+	pthread_mutex_lock(&e->lock);
+	ret = batch_flush(e);
+	e->batch = false;
+	pthread_mutex_unlock(&e->lock);
+	return ret;
+}
+
+/*
+ * Page @n joins the run: mapped now when it does not extend it (the run
+ * is flushed first), or when the run is long enough.
+ */
+static int batch_add(struct sgxemu_enclave *e, size_t n)
+{
+	int ret = 0;
+
+	if (e->batch_lo < e->batch_hi && n != e->batch_hi)
+		ret = batch_flush(e);
+	if (e->batch_lo >= e->batch_hi)
+		e->batch_lo = e->batch_hi = n;
+	e->batch_hi = n + 1;
+	if (e->batch_hi - e->batch_lo >= BATCH_MAX) {
+		int r = batch_flush(e);
+
+		if (!ret)
+			ret = r;
+	}
+	return ret;
+}
+
 int sgxemu_enclave_add_page(struct sgxemu_enclave *e, uint64_t linaddr,
 			    const void *src, const struct sgx_secinfo *secinfo,
 			    uint16_t measure_mask, int prot, int *sgx_err)
@@ -186,7 +253,13 @@ int sgxemu_enclave_add_page(struct sgxemu_enclave *e, uint64_t linaddr,
 		hint = page_epc(e, n - 1) + 1;
 	else if (n + 1 < e->npages && page_epc(e, n + 1) > 0)
 		hint = page_epc(e, n + 1) - 1;
-	idx = sgxemu__epc_alloc(hint, false);
+	idx = e->batch ? sgxemu__epc_try_alloc(hint, false) : -1;
+	if (idx < 0) {
+		/* A shortage: the run so far becomes reclaimable first. */
+		if (e->batch)
+			batch_flush(e);
+		idx = sgxemu__epc_alloc(hint, false);
+	}
 	if (idx < 0) {
 		ret = -ENOMEM;
 		goto out;
@@ -219,18 +292,26 @@ int sgxemu_enclave_add_page(struct sgxemu_enclave *e, uint64_t linaddr,
 	}
 	e->nr_pages++;
 	e->map_prot[n] = (uint8_t)prot;
-	{
+	if (!e->batch) {
 		int r = sgxemu__map_pages(e, n, 1, true);
 
 		if (!ret)
 			ret = r;
 	}
-	/* Measured and mapped: from now on the reclaimer may take it. */
+	/* Measured and mapped: from now on the reclaimer may take it (in a
+	 * run, once the run is mapped). */
 	sgxemu__paging_lock();
 	e->pg->state[n] = PS_ADDED;
 	e->pg->resident++;
-	sgxemu__lru_add(e, n);
+	if (!e->batch)
+		sgxemu__lru_add(e, n);
 	sgxemu__paging_unlock();
+	if (e->batch) {
+		int r = batch_add(e, n);
+
+		if (!ret)
+			ret = r;
+	}
 out:
 	pthread_mutex_unlock(&e->lock);
 	free(bounce);

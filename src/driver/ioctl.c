@@ -163,13 +163,18 @@ static int validate_secinfo(const struct sgx_secinfo *si)
 	return 0;
 }
 
-/* One page: EADD (+EEXTEND per @mask) and the driver's bookkeeping. */
+/*
+ * One page: EADD (+EEXTEND per @mask) and the driver's bookkeeping. Its
+ * contents are read from @src, or were read ahead into @read (NULL where
+ * that page could not be read).
+ */
 static int add_one(struct sgx_file *f, uint64_t addr, unsigned long src,
-		   const struct sgx_secinfo *si, uint16_t mask,
-		   struct sgx_page_source *ps)
+		   const uint8_t *read, const struct sgx_secinfo *si,
+		   uint16_t mask, struct sgx_page_source *ps)
 {
 	struct sgx_encl *encl = f->encl;
-	uint8_t page[4096] __attribute__((aligned(4096)));
+	uint8_t buf[4096] __attribute__((aligned(4096)));
+	const uint8_t *page = read ? read : buf;
 	uint8_t max;
 	int sgx_err = 0, ret;
 
@@ -185,7 +190,7 @@ static int add_one(struct sgx_file *f, uint64_t addr, unsigned long src,
 	ret = sgx_sec_page_add(f, addr, src, ps, &max);
 	if (ret)
 		return ret;
-	if (sgx_copy_from_user(page, src, sizeof(page))) {
+	if (!read && sgx_copy_from_user(buf, src, sizeof(buf))) {
 		sgx_drv_log("ADD: source 0x%lx is not readable", src);
 		return -EFAULT;
 	}
@@ -237,7 +242,7 @@ static long ioc_add_page_seed(struct sgx_file *f, unsigned long arg)
 	ret = validate_secinfo(&si);
 	if (ret)
 		return ret;
-	return add_one(f, ioc.addr, ioc.src, &si, ioc.mrmask, &ps);
+	return add_one(f, ioc.addr, ioc.src, NULL, &si, ioc.mrmask, &ps);
 }
 
 /*
@@ -258,14 +263,23 @@ int sgx_validate_offset_length(const struct sgx_encl *encl, uint64_t offset,
 	return 0;
 }
 
+/*
+ * ADD_PAGES reads its source ADD_AHEAD pages at a time and maps what it
+ * added a run at a time (sgx_encl_add_batch_*): a 64 MiB Gramine enclave
+ * is 16k pages, and a system call or two per page was most of its
+ * start-up. Each page's checks and errors stay its own, in page order.
+ */
+#define ADD_AHEAD	64
+
 static long ioc_add_pages(struct sgx_file *f, unsigned long arg)
 {
 	struct sgx_encl *encl = f->encl;
 	struct sgx_enclave_add_pages ioc;
 	struct sgx_page_source ps = { .valid = false };
 	struct sgx_secinfo si;
-	uint64_t c;
-	int ret = 0;
+	uint8_t *ahead = NULL;
+	uint64_t c, chunk = 0, readable = 0;
+	int ret = 0, r;
 
 	if (!encl->created || encl->initialized) {
 		sgx_drv_log("ADD_PAGES: the enclave is %s",
@@ -287,11 +301,42 @@ static long ioc_add_pages(struct sgx_file *f, unsigned long arg)
 	ret = validate_secinfo(&si);
 	if (ret)
 		return ret;
+	if (ioc.length > 4096)
+		ahead = aligned_alloc(4096, ADD_AHEAD * 4096);
+	if (ahead)
+		sgx_encl_add_batch_begin(encl->engine);
 	for (c = 0; c < ioc.length; c += 4096) {
-		ret = add_one(f, encl->base + ioc.offset + c, ioc.src + c, &si,
-			      (ioc.flags & SGX_PAGE_MEASURE) ? 0xFFFF : 0, &ps);
+		const uint8_t *read = NULL;
+
+		if (ahead) {
+			if (c >= chunk + ADD_AHEAD * 4096 || !c) {
+				uint64_t n = ioc.length - c;
+				long got;
+
+				if (n > ADD_AHEAD * 4096)
+					n = ADD_AHEAD * 4096;
+				chunk = c;
+				got = sgx_copy_from_user_upto(ahead, ioc.src + c, n);
+				readable = got > 0 ? (uint64_t)got & ~4095ULL : 0;
+			}
+			/* A page past the readable part is read (and fails)
+			 * on its own, after its own earlier checks. */
+			if (c - chunk < readable)
+				read = ahead + (c - chunk);
+		}
+		ret = add_one(f, encl->base + ioc.offset + c, ioc.src + c, read,
+			      &si, (ioc.flags & SGX_PAGE_MEASURE) ? 0xFFFF : 0, &ps);
 		if (ret)
 			break;
+	}
+	if (ahead) {
+		r = sgx_encl_add_batch_end(encl->engine);
+		if (!ret && r) {
+			sgx_drv_log("ADD_PAGES: mapping the added pages failed (%s)",
+				    strerror(-r));
+			ret = r;
+		}
+		free(ahead);
 	}
 	ioc.count = c;
 	if (sgx_copy_to_user(arg, &ioc, sizeof(ioc)))

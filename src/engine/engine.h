@@ -124,6 +124,10 @@ struct sgxemu_enclave {
 	pthread_mutex_t lock;		/* build operations, mappings */
 	struct sgxemu_paging *pg;	/* EPC paging (src/driver/paging.h) */
 	const struct sgxemu_encl_ops *ops;	/* the driver's page hooks */
+	/* An ADD_PAGES run (encl.c): pages [batch_lo, batch_hi) are added
+	 * and measured, their mapping and LRU place wait for the run's end. */
+	bool     batch;
+	size_t   batch_lo, batch_hi;
 	/* TCB slots of the threads in enclave mode here (kick.c). */
 	_Atomic uint64_t inside[NR_SLOTS / 64];
 };

@@ -557,6 +557,28 @@ TEST(add_pages_errnos)
 	a = addp(&e, 0xd000, 4096, &si);
 	CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_ADD_PAGES, &a), EBUSY);
 	CHECK_EQ(a.count, 0);
+
+	/* A source whose third page is unreadable: the driver reads ahead,
+	 * yet the first two pages are added and counted, the third is
+	 * EFAULT, and the two are there (adding them again is EBUSY). */
+	{
+		uint8_t *src = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE,
+				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		REQUIRE(src != MAP_FAILED);
+		memset(src, 0x5a, 3 * 4096);
+		REQUIRE_EQ(mprotect(src + 2 * 4096, 4096, PROT_NONE), 0);
+		a = addp(&e, 0xa000, 3 * 4096, &si);
+		a.src = (uint64_t)(uintptr_t)src;
+		CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_ADD_PAGES, &a), EFAULT);
+		CHECK_EQ(a.count, 2 * 4096);
+		a = addp(&e, 0xb000, 4096, &si);
+		CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_ADD_PAGES, &a), EBUSY);
+		a = addp(&e, 0xc000, 4096, &si);
+		a.src = (uint64_t)(uintptr_t)src;
+		CHECK_EQ(ioctl_err(e.fd, SGX_IOC_ENCLAVE_ADD_PAGES, &a), 0);
+		munmap(src, 3 * 4096);
+	}
 }
 
 /* --- INIT and PROVISION --------------------------------------------------------- */

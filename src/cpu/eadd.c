@@ -71,7 +71,20 @@ int sgx_eadd(struct sgx_cpu *cpu, const struct sgx_pageinfo *pageinfo,
 	}
 	ctl = cpu->ctl[secs_index];
 
-	memcpy(epc_page, (const void *)(uintptr_t)pageinfo->srcpge, SGX_PAGE_SIZE);
+	/*
+	 * A page never used since the EPC was made is still the memfd's
+	 * hole and reads as zero (as EAUG relies on): a zero source, the
+	 * free heap most runtimes add, then needs no copy, and the
+	 * processor's mapping of the page is not faulted in for it. Once
+	 * written, the page counts as used even if the checks below refuse
+	 * it, so that a later EAUG clears it.
+	 */
+	if (cpu->epc_used[index] ||
+	    !sgx_all_zero((const void *)(uintptr_t)pageinfo->srcpge, SGX_PAGE_SIZE)) {
+		memcpy(epc_page, (const void *)(uintptr_t)pageinfo->srcpge,
+		       SGX_PAGE_SIZE);
+		sgx_epc_set_used(cpu, index);
+	}
 	if (pt == SGX_PT_TCS) {
 		const struct sgx_tcs *tcs = epc_page;
 

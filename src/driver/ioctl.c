@@ -301,8 +301,11 @@ static long ioc_add_pages(struct sgx_file *f, unsigned long arg)
 	ret = validate_secinfo(&si);
 	if (ret)
 		return ret;
-	if (ioc.length > 4096)
+	if (ioc.length > 4096) {
 		ahead = aligned_alloc(4096, ADD_AHEAD * 4096);
+		/* The paging lock's owner checks, without a gettid each. */
+		sgxemu__thread_tid_learn();
+	}
 	if (ahead)
 		sgx_encl_add_batch_begin(encl->engine);
 	for (c = 0; c < ioc.length; c += 4096) {

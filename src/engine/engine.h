@@ -271,6 +271,9 @@ bool sgxemu__tcb_foreign(void);
 /* The kernel's id of this thread: from its TCB when running on its slot
  * (the handlers, where the paging lock is taken per fault), else gettid. */
 int sgxemu__thread_tid(void);
+/* Learn this thread's id and stack, so that sgxemu__thread_tid needs no
+ * system call on it (thread.c). It allocates: never from a handler. */
+void sgxemu__thread_tid_learn(void);
 /* In a fork child: the surviving thread's TCB gets its new id. */
 void sgxemu__thread_fork_child(void);
 /* Set such a thread up: slot, alternate stack, syscall user dispatch, but

@@ -10,6 +10,8 @@
  * slot, which needs neither FS nor a lock.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -291,16 +293,64 @@ struct sgxemu_tcb *sgxemu__tcb_current(void)
 	return tcb && tcb->tid == (int)syscall(SYS_gettid) ? tcb : NULL;
 }
 
+/*
+ * This thread's id and stack, once learned (sgxemu__thread_tid_learn):
+ * the paging lock names its owner by kernel thread id several times per
+ * page added, and a gettid is over a microsecond on some hosts. TLS alone
+ * cannot say whose id it holds (a raw clone() shares its creator's, a
+ * fork child keeps its parent's), but a stack pointer inside the learned
+ * stack can: no other thread runs on that stack while its owner lives.
+ * Written once per thread, @hi last (release), read @hi first (acquire),
+ * so that a sharer reading mid-write sees no range yet.
+ */
+static __thread struct {
+	int tid;
+	uintptr_t lo;
+	_Atomic uintptr_t hi;
+} self_id;
+
+void sgxemu__thread_tid_learn(void)
+{
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0), lo;
+	pthread_attr_t a;
+	void *base;
+	size_t n;
+	int tid;
+
+	if (atomic_load_explicit(&self_id.hi, memory_order_acquire) ||
+	    tcb_from_sp(sp))
+		return;
+	tid = (int)syscall(SYS_gettid);
+	/* The stack pthread_self() names is this thread's only if the stack
+	 * pointer is on it (not under a raw clone() sharing the TLS). */
+	if (pthread_getattr_np(pthread_self(), &a))
+		return;
+	if (!pthread_attr_getstack(&a, &base, &n) &&
+	    sp - (lo = (uintptr_t)base) < n) {
+		self_id.tid = tid;
+		self_id.lo = lo;
+		atomic_store_explicit(&self_id.hi, lo + n, memory_order_release);
+	}
+	pthread_attr_destroy(&a);
+}
+
 int sgxemu__thread_tid(void)
 {
-	struct sgxemu_tcb *tcb =
-		tcb_from_sp((uintptr_t)__builtin_frame_address(0));
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0), hi;
+	struct sgxemu_tcb *tcb = tcb_from_sp(sp);
 
-	return tcb ? tcb->tid : (int)syscall(SYS_gettid);
+	if (tcb)
+		return tcb->tid;
+	hi = atomic_load_explicit(&self_id.hi, memory_order_acquire);
+	if (hi && sp - self_id.lo < hi - self_id.lo)
+		return self_id.tid;
+	return (int)syscall(SYS_gettid);
 }
 
 void sgxemu__thread_fork_child(void)
 {
+	/* Same stack, new id: learned again when needed. */
+	atomic_store_explicit(&self_id.hi, 0, memory_order_relaxed);
 	if (tls_tcb && tls_tcb->magic == TCB_MAGIC) {
 		tls_tcb->tid = (int)syscall(SYS_gettid);
 		/* Timers are not inherited: the child's thread needs its own. */

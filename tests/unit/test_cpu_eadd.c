@@ -186,6 +186,34 @@ TEST(eadd_tcs_reserved_gp)
 	CHECK_EQ(t_ctl(&cpu, 0)->child_count, 0);
 }
 
+/*
+ * A zero source into a page never used needs no copy (the EPC memfd's
+ * hole is zero); into a page that held data it must still be copied, and
+ * a TCS that EADD refused leaves its bytes, so that page counts as used.
+ */
+TEST(eadd_zero_source_over_used_page)
+{
+	SETUP(cpu);
+	uint8_t *src = t_page();
+	struct sgx_tcs *tcs = t_tcs();
+
+	memset(src, 0, 4096);
+	REQUIRE_EQ(t_eadd(&cpu, 0, 5, T_BASE + 0x3000, REG_RW, src), 0);
+	CHECK_MEM(t_epc(&cpu, 5), src, 4096);
+	memset(src, 0xA5, 4096);
+	REQUIRE_EQ(t_eadd(&cpu, 0, 6, T_BASE + 0x4000, REG_RW, src), 0);
+	REQUIRE_EQ(sgx_eremove(&cpu, t_epc(&cpu, 6)), 0);
+	memset(src, 0, 4096);
+	REQUIRE_EQ(t_eadd(&cpu, 0, 6, T_BASE + 0x4000, REG_RW, src), 0);
+	CHECK_MEM(t_epc(&cpu, 6), src, 4096);
+	/* Refused after its copy: page 7's next zero EADD clears it. */
+	tcs->reserved[0] = 1;
+	memset((uint8_t *)tcs + 0x800, 0x77, 16);
+	CHECK_EQ(t_eadd(&cpu, 0, 7, T_BASE + 0x5000, SGX_SECINFO_TCS, tcs), SGX_GP);
+	REQUIRE_EQ(t_eadd(&cpu, 0, 7, T_BASE + 0x5000, REG_RW, src), 0);
+	CHECK_MEM(t_epc(&cpu, 7), src, 4096);
+}
+
 TEST(eadd_reg_w_without_r_gp)
 {
 	SETUP(cpu);

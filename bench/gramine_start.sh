@@ -175,7 +175,7 @@ if command -v perf >/dev/null; then
 			/page-faults/ { pf = $1 }
 			/syscalls:sys_enter_/ { sub(/.*sys_enter_/, "", $3); o = o sprintf(" %s %.2f", $3, $1 / n); named += $1 }
 			END { printf "per added page (perf stat, one start-up): %.2f host system calls:%s, others %.2f; %.2f page faults\n", t / n, o, (t - named) / n, pf / n }' "$d/stat"
-		echo "  (the ADD_PAGES path per page: process_vm_readv(getpid(), ...) reads the source, three gettid are the paging lock's owner checks, one mmap maps the page into ELRANGE)"
+		echo "  (the ADD_PAGES path: process_vm_readv reads 64 source pages at a time, one mmap maps a run of up to 256 added pages into ELRANGE, the paging lock names its owner without a gettid once the thread's stack is learned, and a zero page into an unused EPC page is not copied)"
 	fi
 	profile helloworld "$c_ms"
 	profile helloworld_edmm "$e_ms"

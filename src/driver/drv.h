@@ -73,6 +73,7 @@ int sgx_encl_set_page_prot(struct sgx_encl *encl, uint64_t addr, uint8_t v);
 
 /* User memory access that never crashes: 0 or -EFAULT. */
 int sgx_copy_from_user(void *dst, unsigned long src, size_t n);
+int sgx_copy_to_user(unsigned long dst, const void *src, size_t n);
 /* As much of @n bytes as is readable from the start (a short count at
  * the first unreadable byte); -EFAULT when none is. */
 long sgx_copy_from_user_upto(void *dst, unsigned long src, size_t n);
@@ -81,7 +82,6 @@ long sgx_copy_from_user_upto(void *dst, unsigned long src, size_t n);
  * (encl.c); the end's value is the mapping's 0 or -errno. */
 void sgx_encl_add_batch_begin(struct sgxemu_enclave *e);
 int sgx_encl_add_batch_end(struct sgxemu_enclave *e);
-int sgx_copy_to_user(unsigned long dst, const void *src, size_t n);
 
 /* The kernel's sgx_encl_may_map(): 0 or -EACCES (see vma.c). */
 int sgx_encl_may_map(const struct sgx_file *f, uint64_t start, uint64_t end,

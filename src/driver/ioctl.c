@@ -304,7 +304,7 @@ static long ioc_add_pages(struct sgx_file *f, unsigned long arg)
 	if (ioc.length > 4096) {
 		ahead = aligned_alloc(4096, ADD_AHEAD * 4096);
 		/* The paging lock's owner checks, without a gettid each. */
-		sgxemu__thread_tid_learn();
+		sgxemu__thread_learn(false);
 	}
 	if (ahead)
 		sgx_encl_add_batch_begin(encl->engine);

@@ -183,10 +183,6 @@ struct sgxemu_tcb {
 					 * exit that resumes at once */
 	int      slot;
 	int      tid;
-	/* The stack of the thread that set this TCB up, where known (the
-	 * fast path's test of whose TCB TLS holds: enter.c). */
-	uint64_t stack_lo, stack_hi;
-	bool     stack_tried;
 	/* The program's own alternate signal stack, while the kernel's is
 	 * the engine's (sgxemu_sigaltstack). */
 	stack_t  app_ss;
@@ -271,9 +267,12 @@ bool sgxemu__tcb_foreign(void);
 /* The kernel's id of this thread: from its TCB when running on its slot
  * (the handlers, where the paging lock is taken per fault), else gettid. */
 int sgxemu__thread_tid(void);
-/* Learn this thread's id and stack, so that sgxemu__thread_tid needs no
- * system call on it (thread.c). It allocates: never from a handler. */
-void sgxemu__thread_tid_learn(void);
+/* Learn this thread's id and stack (thread.c), so that on that stack
+ * sgxemu__thread_tid needs no system call and sgxemu__thread_on_own_stack
+ * says TLS is this thread's. @owner: the caller knows TLS is its own (it
+ * then tries only once). It allocates: never from a handler. */
+void sgxemu__thread_learn(bool owner);
+bool sgxemu__thread_on_own_stack(uintptr_t sp);
 /* In a fork child: the surviving thread's TCB gets its new id. */
 void sgxemu__thread_fork_child(void);
 /* Set such a thread up: slot, alternate stack, syscall user dispatch, but

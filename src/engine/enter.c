@@ -8,7 +8,6 @@
  * guard-mode mprotect).
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stddef.h>
 
 #include "engine/engine.h"
@@ -30,34 +29,20 @@ enum { F_RBP, F_R11, F_R10, F_R9, F_R8, F_RDI, F_RSI, F_RDX, F_RCX, F_RAX,
 /*
  * Whether the TCB that TLS holds is this thread's own, which a thread
  * made by a raw clone() on its creator's TLS cannot tell from TLS. On the
- * stack of the thread that set the TCB up it is (no other thread runs on
- * that stack while its owner lives), with no system call; elsewhere
- * gettid says (sgxemu__tcb_foreign). The owner's stack is learned once,
- * at an entry it makes off the engine's alternate stack: not from the
- * engine's handlers, nor from a program's handler they call, since
- * pthread_getattr_np allocates.
+ * stack of the thread that owns the TLS it is (thread.c learns that
+ * stack), with no system call; elsewhere gettid says
+ * (sgxemu__tcb_foreign). The stack is learned at an entry made off the
+ * engine's alternate stack: not from the engine's handlers, nor from a
+ * program's handler they call, since learning allocates.
  */
 static bool tcb_owned(struct sgxemu_tcb *tcb, uint64_t rsp)
 {
-	pthread_attr_t a;
-	void *lo;
-	size_t n;
-
-	if (rsp - tcb->stack_lo < tcb->stack_hi - tcb->stack_lo)
+	if (sgxemu__thread_on_own_stack(rsp))
 		return true;
 	if (sgxemu__tcb_foreign())
 		return false;
-	if (tcb->stack_tried || sgxemu__on_altstack(tcb, rsp))
-		return true;
-	tcb->stack_tried = true;
-	if (pthread_getattr_np(pthread_self(), &a))
-		return true;
-	if (!pthread_attr_getstack(&a, &lo, &n) &&
-	    rsp - (uint64_t)(uintptr_t)lo < n) {
-		tcb->stack_lo = (uint64_t)(uintptr_t)lo;
-		tcb->stack_hi = tcb->stack_lo + n;
-	}
-	pthread_attr_destroy(&a);
+	if (!sgxemu__on_altstack(tcb, rsp))
+		sgxemu__thread_learn(true);
 	return true;
 }
 

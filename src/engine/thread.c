@@ -294,22 +294,31 @@ struct sgxemu_tcb *sgxemu__tcb_current(void)
 }
 
 /*
- * This thread's id and stack, once learned (sgxemu__thread_tid_learn):
- * the paging lock names its owner by kernel thread id several times per
- * page added, and a gettid is over a microsecond on some hosts. TLS alone
- * cannot say whose id it holds (a raw clone() shares its creator's, a
- * fork child keeps its parent's), but a stack pointer inside the learned
- * stack can: no other thread runs on that stack while its owner lives.
- * Written once per thread, @hi last (release), read @hi first (acquire),
- * so that a sharer reading mid-write sees no range yet.
+ * This thread's id and stack, once learned (sgxemu__thread_learn): the
+ * paging lock names its owner by kernel thread id several times per page
+ * added, and the fast entry asks whose TCB TLS holds; a gettid is over a
+ * microsecond on some hosts. TLS alone cannot say whose id it holds (a
+ * raw clone() shares its creator's, a fork child keeps its parent's), but
+ * a stack pointer inside the learned stack can: no other thread runs on
+ * that stack while its owner lives. Written once per thread, @hi last
+ * (release), read @hi first (acquire), so that a sharer reading mid-write
+ * sees no range yet.
  */
 static __thread struct {
 	int tid;
+	bool tried;
 	uintptr_t lo;
 	_Atomic uintptr_t hi;
 } self_id;
 
-void sgxemu__thread_tid_learn(void)
+bool sgxemu__thread_on_own_stack(uintptr_t sp)
+{
+	uintptr_t hi = atomic_load_explicit(&self_id.hi, memory_order_acquire);
+
+	return hi && sp - self_id.lo < hi - self_id.lo;
+}
+
+void sgxemu__thread_learn(bool owner)
 {
 	uintptr_t sp = (uintptr_t)__builtin_frame_address(0), lo;
 	pthread_attr_t a;
@@ -318,8 +327,11 @@ void sgxemu__thread_tid_learn(void)
 	int tid;
 
 	if (atomic_load_explicit(&self_id.hi, memory_order_acquire) ||
-	    tcb_from_sp(sp))
+	    self_id.tried || tcb_from_sp(sp))
 		return;
+	/* The owner of this TLS tries once; anyone else may be a sharer. */
+	if (owner)
+		self_id.tried = true;
 	tid = (int)syscall(SYS_gettid);
 	/* The stack pthread_self() names is this thread's only if the stack
 	 * pointer is on it (not under a raw clone() sharing the TLS). */
@@ -336,13 +348,12 @@ void sgxemu__thread_tid_learn(void)
 
 int sgxemu__thread_tid(void)
 {
-	uintptr_t sp = (uintptr_t)__builtin_frame_address(0), hi;
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
 	struct sgxemu_tcb *tcb = tcb_from_sp(sp);
 
 	if (tcb)
 		return tcb->tid;
-	hi = atomic_load_explicit(&self_id.hi, memory_order_acquire);
-	if (hi && sp - self_id.lo < hi - self_id.lo)
+	if (sgxemu__thread_on_own_stack(sp))
 		return self_id.tid;
 	return (int)syscall(SYS_gettid);
 }
@@ -351,6 +362,7 @@ void sgxemu__thread_fork_child(void)
 {
 	/* Same stack, new id: learned again when needed. */
 	atomic_store_explicit(&self_id.hi, 0, memory_order_relaxed);
+	self_id.tried = false;
 	if (tls_tcb && tls_tcb->magic == TCB_MAGIC) {
 		tls_tcb->tid = (int)syscall(SYS_gettid);
 		/* Timers are not inherited: the child's thread needs its own. */

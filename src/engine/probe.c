@@ -135,32 +135,53 @@ int sgxemu_trap_probe(struct sgxemu_trap_info *info)
 
 /*
  * The CPU-feature probes (fsgsbase.c, tsc.c) try an instruction in a
- * forked child. The child turns SIGILL and SIGSEGV into exit status
+ * child process. The child turns SIGILL and SIGSEGV into exit status
  * SGXEMU_PROBE_FAULTED rather than dying by them: a child killed by a
  * signal is an error report under tools that follow children (valgrind,
  * which does not know RDFSBASE). Buffered output is written out first, so
  * that no tool's exit handling in the child writes it twice.
+ *
+ * The child is a clone whose exit signal is none, reaped with __WALL: a
+ * program that ignores SIGCHLD has the kernel reap its fork()ed children
+ * at once, and waitpid() then finds none (ECHILD). Gramine's loader
+ * ignores SIGCHLD, and every process it starts inherits that through
+ * execve; a probe that failed there took an untracked FSGSBASE for an
+ * absent one, whose enclave-written FS the engine then lost at the first
+ * AEX. Not fork(): no fork handler runs, and the child makes raw system
+ * calls only, so that no lock another thread held at the clone matters.
  */
 static void probe_child_fault(int sig)
 {
 	(void)sig;
-	_exit(SGXEMU_PROBE_FAULTED);
+	syscall(SYS_exit_group, SGXEMU_PROBE_FAULTED);
 }
 
 int sgxemu__probe_child(void (*try)(void))
 {
+	struct kernel_sigaction ka = {
+		.handler = (void *)probe_child_fault,
+		/* x86-64 delivers no signal without one; never used. */
+		.flags = SA_RESTORER,
+		.restorer = (void *)sgxemu__restorer,
+		.mask = ~0ULL,
+	};
 	int status;
-	pid_t pid;
+	long pid;
 
 	fflush(NULL);
-	pid = fork();
+	pid = syscall(SYS_clone, 0UL, 0UL, NULL, NULL, 0UL);
 	if (pid == 0) {
-		signal(SIGILL, probe_child_fault);
-		signal(SIGSEGV, probe_child_fault);
+		syscall(SYS_rt_sigaction, SIGILL, &ka, NULL, 8);
+		syscall(SYS_rt_sigaction, SIGSEGV, &ka, NULL, 8);
 		try();
-		_exit(0);
+		syscall(SYS_exit_group, 0);
 	}
-	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+	if (pid < 0)
+		return -1;
+	while (waitpid((pid_t)pid, &status, __WALL) != (pid_t)pid)
+		if (errno != EINTR)
+			return -1;
+	if (!WIFEXITED(status))
 		return -1;
 	return WEXITSTATUS(status);
 }

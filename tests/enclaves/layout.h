@@ -73,6 +73,9 @@
 #define CMD_EGETKEY_AT	24	/* EGETKEY of the REPORT key into rsi;
 				 * rdx = RAX */
 #define CMD_EEXIT_TO	25	/* EEXIT to rsi */
+#define CMD_WRFS_HOLD	26	/* wrfsbase %rsi, then rdx rounds of rdfsbase:
+				 * r8 = rounds that read another base (each
+				 * one written again); FS put back */
 
 /* What CMD_SECRETS puts in registers: SECRET | 0x1nn in GPRs, | 0x2nn in
  * vector registers, | 0x3nn in opmasks. */

@@ -101,6 +101,8 @@ encl_entry:
 	je	cmd_wrfs
 	cmp	$CMD_BASES, %rdi
 	je	cmd_bases
+	cmp	$CMD_WRFS_HOLD, %rdi
+	je	cmd_wrfs_hold
 	cmp	$CMD_RDTSC, %rdi
 	je	cmd_rdtsc
 	cmp	$CMD_RDTSCP, %rdi
@@ -249,6 +251,25 @@ cmd_wrfs:
 	rdfsbase %rdx
 	wrfsbase %r9
 	mov	%fs:FS_MAGIC, %rdi
+	jmp	exit
+
+	/* A base the enclave wrote must stay through every AEX (the
+	 * tick's, a signal's) and every preemption: count the rounds that
+	 * find another one. Only RDFSBASE in the loop: FS is no TLS here. */
+cmd_wrfs_hold:
+	rdfsbase %r9
+	wrfsbase %rsi
+	xor	%r8d, %r8d
+1:	test	%rdx, %rdx
+	jz	3f
+	dec	%rdx
+	rdfsbase %rax
+	cmp	%rsi, %rax
+	je	1b
+	inc	%r8
+	wrfsbase %rsi
+	jmp	1b
+3:	wrfsbase %r9
 	jmp	exit
 
 	/* Loads through both bases, rsi rounds long: a base lost at a

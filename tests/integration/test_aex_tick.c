@@ -11,9 +11,11 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,10 +30,13 @@
 
 /*
  * True in the child, which runs test @name with SGXEMU_AEX_TICK = @tick
- * (NULL: unset, the default). In the parent: start that child, check that
- * it passed, and return false.
+ * (NULL: unset, the default), and SIGCHLD ignored where @no_sigchld says
+ * (inherited through the execve, as by the processes Gramine's loader
+ * starts). In the parent: start that child, check that it passed, and
+ * return false.
  */
-static bool child_with(const char *name, const char *tick)
+static bool child_with_sigchld(const char *name, const char *tick,
+			       bool no_sigchld)
 {
 	pid_t pid;
 	int status;
@@ -45,6 +50,8 @@ static bool child_with(const char *name, const char *tick)
 	}
 	if (pid == 0) {
 		setenv(CHILD_MARK, "1", 1);
+		if (no_sigchld)
+			signal(SIGCHLD, SIG_IGN);
 		if (tick)
 			setenv("SGXEMU_AEX_TICK", tick, 1);
 		else
@@ -59,6 +66,11 @@ static bool child_with(const char *name, const char *tick)
 	CHECK(WIFEXITED(status));
 	CHECK_EQ(WEXITSTATUS(status), 0);
 	return false;
+}
+
+static bool child_with(const char *name, const char *tick)
+{
+	return child_with_sigchld(name, tick, false);
 }
 
 static uint64_t thread_cpu_ns(void)
@@ -392,4 +404,82 @@ TEST(bad_tick_fails_the_platform)
 	if (!child_with("bad_tick_fails_the_platform", "4x"))
 		return;
 	CHECK_EQ(sgxemu_platform_init(), -EINVAL);
+}
+
+static long thread_switches(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru))
+		return -1;
+	return ru.ru_nivcsw + ru.ru_nvcsw;
+}
+
+/*
+ * A base the enclave wrote with WRFSBASE stays through the tick's AEXs:
+ * each AEX saves it in the SSA and ERESUME loads it again. Calls of
+ * CMD_WRFS_HOLD for 300 ms of CPU time, with the finest tick. Where the
+ * host kernel does not track FSGSBASE ("untracked", fsgsbase.c) a context
+ * switch restores the base the kernel last set (a documented deviation
+ * sgxemu cannot remove), so there only the calls the thread ran through
+ * without one are counted; everywhere else, every call.
+ */
+static void check_fs_held(void)
+{
+	struct sgxemu_enclave *e;
+	const char *why = "?";
+	uint64_t base, lost = 0, t0, ticks0;
+	/* Where the host has them off each RDFSBASE is a trap. */
+	uint64_t rounds = sgxemu__fsgsbase_emulated ? 2000 : 2000000;
+	unsigned calls = 0, counted = 0;
+	int wrong = 0;
+
+	e = tu_load_test_encl(&base, &why);
+	REQUIRE(e != NULL);
+	ticks0 = sgxemu__count_total(SGXEMU_C_TICK_AEX);
+	t0 = thread_cpu_ns();
+	while (thread_cpu_ns() - t0 < 300000000ULL) {
+		struct sgxemu_run run;
+		long sw = thread_switches();
+
+		calls++;
+		if (tu_call(&run, base + L_TCS0, CMD_WRFS_HOLD,
+			    0x7f00deadb000ULL, rounds, 0) ||
+		    run.exit_reason != SGXEMU_EXIT_EEXIT) {
+			wrong++;
+			continue;
+		}
+		if (sgxemu__fsgsbase_unmanaged && thread_switches() != sw)
+			continue;
+		counted++;
+		lost += run.regs.r8;
+	}
+	printf("    %u calls (%u without a context switch or counted), %llu "
+	       "tick AEXs: %llu rounds found another FS\n", calls, counted,
+	       (unsigned long long)(sgxemu__count_total(SGXEMU_C_TICK_AEX) - ticks0),
+	       (unsigned long long)lost);
+	CHECK_EQ(wrong, 0);
+	CHECK_EQ(lost, 0);
+	CHECK(counted > 0);
+	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
+}
+
+TEST(enclave_written_fs_survives_ticks)
+{
+	if (child_with("enclave_written_fs_survives_ticks", "200us"))
+		check_fs_held();
+}
+
+/*
+ * The same in a process that ignores SIGCHLD: the platform's CPU probes
+ * (a child process each) must find what they find elsewhere. They once
+ * found nothing there, took this kind of host's untracked FSGSBASE for
+ * none at all, and the AEX then saved the FS the engine had loaded, not
+ * the one the enclave wrote: Gramine's child processes lost their TLS.
+ */
+TEST(enclave_written_fs_survives_ticks_with_sigchld_ignored)
+{
+	if (child_with_sigchld("enclave_written_fs_survives_ticks_with_sigchld_ignored",
+			       "200us", true))
+		check_fs_held();
 }

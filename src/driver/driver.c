@@ -293,6 +293,29 @@ uint8_t sgx_encl_page_prot(const struct sgx_encl *encl, uint64_t addr)
 	return encl->pages[idx / CHUNK_PAGES][idx % CHUNK_PAGES];
 }
 
+/*
+ * The first page address past @addr that may hold a page: past the end
+ * of a run the table holds nothing for (a whole chunk, or everything
+ * outside ELRANGE), so that a walk over a window of mostly absent pages
+ * (an EDMM heap reserved up front: Gramine's is 1 TiB) costs a step per
+ * chunk and not per page, as the kernel's xarray walk visits only the
+ * pages present.
+ */
+uint64_t sgx_encl_next_page(const struct sgx_encl *encl, uint64_t addr)
+{
+	uint64_t idx, next;
+
+	if (!encl->created || addr >= encl->base + encl->size)
+		return UINT64_MAX;
+	if (addr < encl->base)
+		return encl->base;
+	idx = (addr - encl->base) >> 12;
+	if (idx / CHUNK_PAGES < encl->nr_chunks && encl->pages[idx / CHUNK_PAGES])
+		return (addr & ~(uint64_t)4095) + 4096;
+	next = encl->base + ((idx / CHUNK_PAGES + 1) * CHUNK_PAGES << 12);
+	return next < encl->base + encl->size ? next : UINT64_MAX;
+}
+
 int sgx_encl_set_page_prot(struct sgx_encl *encl, uint64_t addr, uint8_t v)
 {
 	uint64_t idx = (addr - encl->base) >> 12;

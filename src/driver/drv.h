@@ -69,6 +69,8 @@ static inline bool sgx_encl_seed(const struct sgx_encl *encl)
 
 /* Max permissions of the page at @addr: 0 when no page exists. */
 uint8_t sgx_encl_page_prot(const struct sgx_encl *encl, uint64_t addr);
+/* Past @addr, the first address that may hold a page (UINT64_MAX: none). */
+uint64_t sgx_encl_next_page(const struct sgx_encl *encl, uint64_t addr);
 int sgx_encl_set_page_prot(struct sgx_encl *encl, uint64_t addr, uint8_t v);
 
 /* User memory access that never crashes: 0 or -EFAULT. */

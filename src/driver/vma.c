@@ -263,8 +263,12 @@ int sgx_encl_may_map(const struct sgx_file *f, uint64_t start, uint64_t end,
 		uint8_t v = sgx_encl_page_prot(encl, a);
 
 		if (!v) {
-			if (!seed)
+			/* Absent pages map with any permissions (mainline):
+			 * skip to where the next page may be. */
+			if (!seed) {
+				a = sgx_encl_next_page(encl, a) - 4096;
 				continue;
+			}
 			sgx_drv_log("mmap: no enclave page at 0x%llx: only "
 				    "PROT_NONE may map it (v22 rule)",
 				    (unsigned long long)a);

@@ -21,6 +21,40 @@ static void set_err(int *sgx_err, int v)
 	if (sgx_err)
 		*sgx_err = v;
 }
+/*
+ * A byte per page of ELRANGE, zeroed. Gramine's EDMM ELRANGE is 1 TiB, so
+ * these tables are 256 MiB each, and CREATE writes the whole window's
+ * permissions into one of them: with 4 KiB pages that is 65536 page
+ * faults (each worth a trap on a shadow-paging guest, about half of such
+ * a start-up here); transparent huge pages make it 128. Anonymous memory
+ * is zero already, as calloc's would be.
+ */
+#define TABLE_HUGE	(2UL << 20)
+
+static uint8_t *table_alloc(size_t n)
+{
+	void *p;
+
+	if (n < TABLE_HUGE)
+		return calloc(n ? n : 1, 1);
+	p = mmap(NULL, n, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	madvise(p, n, MADV_HUGEPAGE);	/* a hint: fine if refused */
+	return p;
+}
+
+static void table_free(uint8_t *p, size_t n)
+{
+	if (!p)
+		return;
+	if (n < TABLE_HUGE)
+		free(p);
+	else
+		munmap(p, n);
+}
+
 
 int sgxemu_enclave_create(const struct sgx_secs *secs, unsigned flags,
 			  struct sgxemu_enclave **out, int *sgx_err)
@@ -79,8 +113,8 @@ int sgxemu_enclave_create(const struct sgx_secs *secs, unsigned flags,
 	e->miscselect = secs->miscselect;
 	e->table_slot = -1;
 	pthread_mutex_init(&e->lock, NULL);
-	e->map_prot = calloc(e->npages, 1);
-	e->host_map = calloc(e->npages, 1);
+	e->map_prot = table_alloc(e->npages);
+	e->host_map = table_alloc(e->npages);
 	if (!e->map_prot || !e->host_map) {
 		ret = -ENOMEM;
 		goto out_remove;
@@ -125,8 +159,8 @@ out_remove:
 	sgxemu__epc_free(idx);
 out_free:
 	if (e) {
-		free(e->map_prot);
-		free(e->host_map);
+		table_free(e->map_prot, e->npages);
+		table_free(e->host_map, e->npages);
 	}
 	free(e);
 	free(copy);
@@ -532,8 +566,8 @@ int sgxemu_enclave_destroy(struct sgxemu_enclave *e)
 		munmap((void *)(uintptr_t)e->base, e->size);
 	pthread_mutex_unlock(&e->lock);
 	pthread_mutex_destroy(&e->lock);
-	free(e->map_prot);
-	free(e->host_map);
+	table_free(e->map_prot, e->npages);
+	table_free(e->host_map, e->npages);
 	free(e);
 	return 0;
 }

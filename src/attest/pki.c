@@ -671,7 +671,10 @@ static int issued_pcks(const struct sgx_pki *p)
 		if (strncmp(d->d_name, "pck-", 4) || !strstr(d->d_name, ".pem") ||
 		    !strcmp(d->d_name, cert_files[1]))
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", p->dir, d->d_name);
+		/* A name that does not fit names no file of ours. */
+		if (snprintf(path, sizeof(path), "%s/%s", p->dir,
+			     d->d_name) >= (int)sizeof(path))
+			continue;
 		x = read_cert(path);
 		if (x && X509_verify(x, X509_get0_pubkey(p->ca)) == 1)
 			n++;

@@ -110,9 +110,10 @@ static void keep(const struct qcnl_conf *c, const char *base, const char *path,
 	unsigned hours = kind == QPL_CACHE_PCK ? c->pck_cache_hours : c->coll_cache_hours;
 	char url[QCNL_URL_MAX + 1200];
 
-	if (!hours)
+	/* A URL too long for the key is not kept (it would be another's). */
+	if (!hours ||
+	    snprintf(url, sizeof(url), "%s%s", base, path) >= (int)sizeof(url))
 		return;
-	snprintf(url, sizeof(url), "%s%s", base, path);
 	qpl_cache_put(kind, url, r, hours);
 }
 

@@ -28,11 +28,11 @@ static void try_ud2(void)
 	__asm__ volatile("ud2");
 }
 
+/* A load from page 0: SIGSEGV, written in assembly so that it is no
+ * undefined behaviour for the sanitizers to stop at first. */
 static void try_null_load(void)
 {
-	volatile int *p = NULL;
-
-	(void)*p;
+	__asm__ volatile("movl (%0), %%eax" : : "r"(0UL) : "eax", "memory");
 }
 
 static volatile sig_atomic_t chld_seen;

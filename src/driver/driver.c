@@ -279,18 +279,18 @@ int sgx_copy_to_user(unsigned long dst, const void *src, size_t n)
 
 /* --- page permissions ------------------------------------------------------------- */
 
-#define CHUNK_PAGES	4096
 
 uint8_t sgx_encl_page_prot(const struct sgx_encl *encl, uint64_t addr)
 {
-	uint64_t idx;
+	uint64_t idx, c;
 
 	if (!encl->created || addr < encl->base || addr - encl->base >= encl->size)
 		return 0;
 	idx = (addr - encl->base) >> 12;
-	if (idx / CHUNK_PAGES >= encl->nr_chunks || !encl->pages[idx / CHUNK_PAGES])
+	c = idx / SGX_ENCL_CHUNK_PAGES;
+	if (c >= encl->nr_chunks || !encl->pages[c])
 		return 0;
-	return encl->pages[idx / CHUNK_PAGES][idx % CHUNK_PAGES];
+	return encl->pages[c][idx % SGX_ENCL_CHUNK_PAGES];
 }
 
 /*
@@ -303,27 +303,27 @@ uint8_t sgx_encl_page_prot(const struct sgx_encl *encl, uint64_t addr)
  */
 uint64_t sgx_encl_next_page(const struct sgx_encl *encl, uint64_t addr)
 {
-	uint64_t idx, next;
+	uint64_t c, next;
 
 	if (!encl->created || addr >= encl->base + encl->size)
 		return UINT64_MAX;
 	if (addr < encl->base)
 		return encl->base;
-	idx = (addr - encl->base) >> 12;
-	if (idx / CHUNK_PAGES < encl->nr_chunks && encl->pages[idx / CHUNK_PAGES])
+	c = ((addr - encl->base) >> 12) / SGX_ENCL_CHUNK_PAGES;
+	if (c < encl->nr_chunks && encl->pages[c])
 		return (addr & ~(uint64_t)4095) + 4096;
-	next = encl->base + ((idx / CHUNK_PAGES + 1) * CHUNK_PAGES << 12);
+	next = encl->base + ((c + 1) * SGX_ENCL_CHUNK_PAGES << 12);
 	return next < encl->base + encl->size ? next : UINT64_MAX;
 }
 
 int sgx_encl_set_page_prot(struct sgx_encl *encl, uint64_t addr, uint8_t v)
 {
 	uint64_t idx = (addr - encl->base) >> 12;
-	size_t c = idx / CHUNK_PAGES;
+	size_t c = idx / SGX_ENCL_CHUNK_PAGES;
 
 	if (!encl->pages) {
-		encl->nr_chunks = (size_t)((encl->size >> 12) + CHUNK_PAGES - 1) /
-				  CHUNK_PAGES;
+		encl->nr_chunks = (size_t)((encl->size >> 12) + SGX_ENCL_CHUNK_PAGES - 1) /
+				  SGX_ENCL_CHUNK_PAGES;
 		encl->pages = calloc(encl->nr_chunks, sizeof(*encl->pages));
 		if (!encl->pages)
 			return -ENOMEM;
@@ -331,11 +331,11 @@ int sgx_encl_set_page_prot(struct sgx_encl *encl, uint64_t addr, uint8_t v)
 	if (!encl->pages[c]) {
 		if (!v)
 			return 0;
-		encl->pages[c] = calloc(CHUNK_PAGES, 1);
+		encl->pages[c] = calloc(SGX_ENCL_CHUNK_PAGES, 1);
 		if (!encl->pages[c])
 			return -ENOMEM;
 	}
-	encl->pages[c][idx % CHUNK_PAGES] = v;
+	encl->pages[c][idx % SGX_ENCL_CHUNK_PAGES] = v;
 	return 0;
 }
 

@@ -67,6 +67,10 @@ static inline bool sgx_encl_seed(const struct sgx_encl *encl)
 	return encl->api == SGX_ENCL_API_SEED;
 }
 
+/* The permission table's chunk: allocated on first use, none where no
+ * page is (driver.c). */
+#define SGX_ENCL_CHUNK_PAGES	4096
+
 /* Max permissions of the page at @addr: 0 when no page exists. */
 uint8_t sgx_encl_page_prot(const struct sgx_encl *encl, uint64_t addr);
 /* Past @addr, the first address that may hold a page (UINT64_MAX: none). */

@@ -21,6 +21,7 @@ static void set_err(int *sgx_err, int v)
 	if (sgx_err)
 		*sgx_err = v;
 }
+
 /*
  * A byte per page of ELRANGE, zeroed. Gramine's EDMM ELRANGE is 1 TiB, so
  * these tables are 256 MiB each, and CREATE writes the whole window's
@@ -54,7 +55,6 @@ static void table_free(uint8_t *p, size_t n)
 	else
 		munmap(p, n);
 }
-
 
 int sgxemu_enclave_create(const struct sgx_secs *secs, unsigned flags,
 			  struct sgxemu_enclave **out, int *sgx_err)

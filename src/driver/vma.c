@@ -259,16 +259,13 @@ int sgx_encl_may_map(const struct sgx_file *f, uint64_t start, uint64_t end,
 	}
 	if (!want)
 		return sgx_sec_map(f, start, end, prot, is_mprotect);
-	for (uint64_t a = start; a < end; a += 4096) {
+	/* Page by page, but past whatever the table holds nothing for. */
+	for (uint64_t a = start; a < end; a = sgx_encl_next_page(encl, a)) {
 		uint8_t v = sgx_encl_page_prot(encl, a);
 
 		if (!v) {
-			/* Absent pages map with any permissions (mainline):
-			 * skip to where the next page may be. */
-			if (!seed) {
-				a = sgx_encl_next_page(encl, a) - 4096;
+			if (!seed)
 				continue;
-			}
 			sgx_drv_log("mmap: no enclave page at 0x%llx: only "
 				    "PROT_NONE may map it (v22 rule)",
 				    (unsigned long long)a);

@@ -14,7 +14,7 @@
 #include "test.h"
 #include "driver/drv.h"
 
-#define CHUNK_BYTES	(4096ULL * 4096)	/* driver.c's chunk of pages */
+#define CHUNK_BYTES	(4096ULL * SGX_ENCL_CHUNK_PAGES)
 
 static void encl_init(struct sgx_encl *encl, uint64_t base, uint64_t size)
 {
@@ -75,7 +75,7 @@ TEST(next_page_skips_only_empty_chunks)
 	CHECK_EQ(walk(&encl, base, base + size, found, 4, &steps), 2);
 	CHECK_EQ(found[0], a1);
 	CHECK_EQ(found[1], a2);
-	CHECK_EQ(steps, size / CHUNK_BYTES - 2 + 2 * 4096);
+	CHECK_EQ(steps, size / CHUNK_BYTES - 2 + 2 * SGX_ENCL_CHUNK_PAGES);
 	/* A window that starts below ELRANGE and ends inside it. */
 	CHECK_EQ(walk(&encl, base - 65536, a1 + 4096, found, 4, &steps), 1);
 	CHECK_EQ(found[0], a1);

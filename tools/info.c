@@ -152,9 +152,11 @@ static void print_fsgsbase(void)
 			      "engine, one trap each; HWCAP2_FSGSBASE set under "
 			      "`sgxemu run`" },
 		{ "untracked", "they run, but this kernel does not support "
-			       "them: a base enclave code wrote since its last "
-			       "exit or AEX can be lost at a context switch; "
-			       "HWCAP2_FSGSBASE set under `sgxemu run`" },
+			       "them: the enclave's WRFSBASE/WRGSBASE are made "
+			       "to trap as its pages are added (a base written "
+			       "by code it writes itself later can be lost at a "
+			       "context switch); HWCAP2_FSGSBASE set under "
+			       "`sgxemu run`" },
 	};
 
 	print_mode("FSGSBASE:", sgxemu_fsgsbase_mode(), t,

@@ -324,6 +324,15 @@ int sgxemu_enclave_add_page(struct sgxemu_enclave *e, uint64_t linaddr,
 			break;
 		}
 	}
+	/* Measured as given: now the engine may make its FS/GS base writes
+	 * trap where the host kernel does not track them (fsgs_sites.c). */
+	if (!ret && (si.flags & SGX_SECINFO_X)) {
+		long pidx = n > 0 ? page_epc(e, n - 1) : -1;
+
+		if (sgxemu__fsgs_scan_page(e, linaddr, page, pidx >= 0 ?
+			sgx_epc_page(cpu, (size_t)pidx) : NULL) < 0)
+			ret = -ENOMEM;
+	}
 	e->nr_pages++;
 	e->map_prot[n] = (uint8_t)prot;
 	if (!e->batch) {
@@ -391,6 +400,8 @@ int sgxemu_enclave_init(struct sgxemu_enclave *e,
 	if (!ret)
 		ret = sgx_einit(cpu, ss,
 				sgx_epc_page(cpu, (size_t)e->secs_index), tok);
+	if (!ret)
+		sgxemu__fsgs_seal(e);
 	pthread_mutex_unlock(&e->lock);
 	free(ss);
 	free(tok);
@@ -568,6 +579,7 @@ int sgxemu_enclave_destroy(struct sgxemu_enclave *e)
 	pthread_mutex_destroy(&e->lock);
 	table_free(e->map_prot, e->npages);
 	table_free(e->host_map, e->npages);
+	sgxemu__fsgs_free(e);
 	free(e);
 	return 0;
 }

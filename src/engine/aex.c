@@ -850,6 +850,18 @@ void sgxemu__enclave_signal(int signo, siginfo_t *info, ucontext_t *uc,
 			return;
 		}
 	}
+	if (ev.vector == X86_TRAP_UD && tcb->encl && tcb->encl->nr_fsgs) {
+		/* A base write made to trap (fsgs_sites.c). */
+		int r = sgxemu__fsgs_emulate(tcb, tcb->encl, uc, save);
+
+		if (r == 0)
+			return;
+		if (r > 0) {
+			exception(tcb, SIGSEGV, info, uc, save, X86_TRAP_GP, 0,
+				  0, rip);
+			return;
+		}
+	}
 	if (ev.vector == X86_TRAP_UD && sgxemu__fsgsbase_emulated) {
 		/* The platform's FSGSBASE, on a kernel that left it off. */
 		int r = sgxemu__fsgsbase_emulate(uc, enclave_bytes, tcb,

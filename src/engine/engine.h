@@ -106,6 +106,22 @@ struct sgxemu_encl_ops {
 #define SGXEMU_MAP_REFUSED	0x80
 #define SGXEMU_MAP_PROT		(PROT_READ | PROT_WRITE | PROT_EXEC)
 
+/* An RD/WR FS/GS BASE instruction, decoded (fsgsbase.c). */
+struct sgxemu_fsgsbase_insn {
+	unsigned op;		/* ModRM.reg: 0 RDFS 1 RDGS 2 WRFS 3 WRGS */
+	int reg;		/* ucontext REG_* of the operand */
+	bool wide;		/* REX.W */
+	unsigned len;
+};
+
+/* A WRFSBASE/WRGSBASE of enclave code made to trap (fsgs_sites.c). */
+struct sgxemu_fsgs_site {
+	uint64_t addr;
+	struct sgxemu_fsgsbase_insn insn;
+	_Atomic uint8_t native;		/* its F3 put back */
+	_Atomic uint32_t same;		/* writes of the kernel's base in a row */
+};
+
 /* One enclave behind the C API (created by src/driver/encl.c). */
 struct sgxemu_enclave {
 	uint64_t base, size;
@@ -130,6 +146,9 @@ struct sgxemu_enclave {
 	size_t   batch_lo, batch_hi;
 	/* TCB slots of the threads in enclave mode here (kick.c). */
 	_Atomic uint64_t inside[NR_SLOTS / 64];
+	/* Trapping WRFSBASE/WRGSBASE sites, by address once initialized. */
+	struct sgxemu_fsgs_site *fsgs;
+	size_t   nr_fsgs, cap_fsgs;
 };
 
 /* The driver refuses the page at @addr (SGXEMU_MAP_REFUSED). */
@@ -162,8 +181,10 @@ struct sgxemu_tcb {
 	uint64_t host_gs;		/* TCB_HOST_GS */
 	uint64_t enc_fs;		/* TCB_ENC_FS */
 	uint64_t enc_gs;		/* TCB_ENC_GS */
-	/* The FS base enclave code last ran with, where the kernel does not
-	 * track RD/WRFSBASE (TCB_FS_HINT, fsgsbase.c). */
+	/* Where the kernel does not track RD/WRFSBASE: the FS base enclave
+	 * code ran with at its last exit or interruption if it wrote one
+	 * itself, else 0; the kernel's copy at the next entry (TCB_FS_HINT,
+	 * fsgsbase.c). */
 	uint64_t fs_hint;
 	/* Untracked FSGSBASE: the GS base the kernel restores at a context
 	 * switch (its own copy, set only by arch_prctl), KERN_GS_UNKNOWN
@@ -309,6 +330,7 @@ enum sgxemu_count {
 	SGXEMU_C_TICK_HOST,	/* AEX ticks that found host mode (each
 				 * pauses the timer, kick.c) */
 	SGXEMU_C_TICK_AEX,	/* AEX ticks that made an AEX */
+	SGXEMU_C_FSGS_SITE,	/* WRFS/GSBASE done at a trapping site */
 	SGXEMU_NR_COUNTS
 };
 #define SGXEMU_COUNT_SLOTS	16	/* counters per line, the rest spare */
@@ -470,16 +492,28 @@ void sgxemu__guard_entry(struct sgxemu_tcb *tcb);
  * four at @b; emulate: 0 done (RIP advanced, *fs / *gs read or written),
  * 1 #GP(0) (non-canonical write), -1 not one of them.
  */
-struct sgxemu_fsgsbase_insn {
-	unsigned op;		/* ModRM.reg: 0 RDFS 1 RDGS 2 WRFS 3 WRGS */
-	int reg;		/* ucontext REG_* of the operand */
-	bool wide;		/* REX.W */
-	unsigned len;
-};
 int sgxemu__fsgsbase_decode(const uint8_t *b, size_t n,
 			    struct sgxemu_fsgsbase_insn *insn);
 int sgxemu__fsgsbase_emulate(ucontext_t *uc, sgxemu_read_fn read, void *ctx,
 			     uint64_t *fs, uint64_t *gs);
+/*
+ * fsgs_sites.c: where FSGSBASE runs untracked (or SGXEMU_FSGS_SITES=1),
+ * the WRFSBASE/WRGSBASE of each executable page added trap, and their #UD
+ * is the write with the kernel's copy of the base kept: a page's sites
+ * (@prev: the page before it, or NULL), the table sorted at EINIT, the
+ * #UD of a site (-1 not one, 0 done, 1 #GP).
+ */
+bool sgxemu__fsgs_sites_on(void);
+int sgxemu__fsgs_scan_page(struct sgxemu_enclave *e, uint64_t linaddr,
+			   uint8_t *page, const uint8_t *prev);
+void sgxemu__fsgs_seal(struct sgxemu_enclave *e);
+void sgxemu__fsgs_free(struct sgxemu_enclave *e);
+int sgxemu__fsgs_emulate(struct sgxemu_tcb *tcb, struct sgxemu_enclave *e,
+			 ucontext_t *uc, struct sgxemu_sigsave *save);
+/* The decoded instruction on @uc: 0, or 1 for the #GP of a write. */
+int sgxemu__fsgsbase_apply(ucontext_t *uc,
+			   const struct sgxemu_fsgsbase_insn *insn,
+			   uint64_t *fs, uint64_t *gs);
 
 /* debugger.c: the page a debugger finds this process's processor by, and
  * the functions sgxemu.gdb breaks on (sgxemu.gdb.in). */

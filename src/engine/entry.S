@@ -101,11 +101,28 @@ sgxemu__switch_start:
 	mov	$158, %eax			/* arch_prctl */
 	mov	$0x1001, %edi			/* ARCH_SET_GS */
 	syscall
-2:	mov	$158, %eax
+2:	mov	TCB_ENC_FS(%rdx), %rsi
+	cmpb	$0, sgxemu__fsgsbase_unmanaged(%rip)
+	je	15f
+	/*
+	 * Untracked FSGSBASE: as on the stub's way back into enclave mode,
+	 * the kernel's copy (what a preemption restores) is the base the
+	 * enclave wrote last if it wrote one, which runtimes write again
+	 * after each entry (Gramine, at each OCALL's return), and the
+	 * register the architectural one (fsgsbase.c).
+	 */
+	mov	TCB_FS_HINT(%rdx), %rax
+	test	%rax, %rax
+	jz	15f
+	mov	%rax, %rsi
+15:	mov	$158, %eax
 	mov	$0x1002, %edi			/* ARCH_SET_FS */
-	mov	TCB_ENC_FS(%rdx), %rsi
 	syscall
-	mov	%rdx, %rax
+	mov	TCB_ENC_FS(%rdx), %rsi
+	cmpb	$0, sgxemu__fsgsbase_unmanaged(%rip)
+	je	16f
+	wrfsbase %rsi
+16:	mov	%rdx, %rax
 1:	mov	%rbp, %rsp
 	pop	%rbp
 	pop	%r11

@@ -20,8 +20,18 @@
  * There the engine reads the live bases whenever enclave mode is
  * interrupted and hands a changed one to the kernel when it returns, so
  * a base the enclave wrote survives every exit, AEX and later context
- * switch; one written since the last interruption can still be lost at a
- * preemption before the next one (a documented deviation: `sgxemu info`).
+ * switch. At each entry (EENTER's fast path too) the register gets the
+ * TCS's base, as the architecture says, and the kernel's copy the base
+ * the enclave last ran with if that was one it wrote (the hint,
+ * TCB_FS_HINT): runtimes that keep their TLS in FS write it again after
+ * each entry (Gramine, at each OCALL's return), and a preemption after
+ * that write restores it. A base written anew (a new thread's TLS) would
+ * still be lost at a preemption before the next interruption, so there
+ * the enclave's WRFSBASE/WRGSBASE are made to trap as their pages are
+ * added, and their #UD is the write with the kernel's copy kept
+ * (fsgs_sites.c; a site that only writes the base the kernel has runs
+ * natively again). Code an enclave writes into its own pages later
+ * keeps the window (`sgxemu info`).
  *
  * Encoding (SDM Vol. 2): F3 [REX] 0F AE /r with mod = 11; reg 0 RDFSBASE,
  * 1 RDGSBASE, 2 WRFSBASE, 3 WRGSBASE; REX.W selects 64-bit operands
@@ -125,12 +135,40 @@ static bool canonical(uint64_t v)
 	return (uint64_t)((int64_t)(v << 16) >> 16) == v;
 }
 
+int sgxemu__fsgsbase_apply(ucontext_t *uc,
+			   const struct sgxemu_fsgsbase_insn *insn,
+			   uint64_t *fs, uint64_t *gs)
+{
+	greg_t *g = uc->uc_mcontext.gregs;
+	uint64_t v;
+
+	switch (insn->op) {
+	case 0:
+	case 1:
+		v = insn->op == 0 ? *fs : *gs;
+		g[insn->reg] = (greg_t)(insn->wide ? v : (uint32_t)v);
+		break;
+	default:
+		v = (uint64_t)g[insn->reg];
+		if (!insn->wide)
+			v = (uint32_t)v;
+		if (!canonical(v))
+			return 1;	/* #GP(0) */
+		if (insn->op == 2)
+			*fs = v;
+		else
+			*gs = v;
+		break;
+	}
+	g[REG_RIP] += (greg_t)insn->len;
+	return 0;
+}
+
 int sgxemu__fsgsbase_emulate(ucontext_t *uc, sgxemu_read_fn read, void *ctx,
 			     uint64_t *fs, uint64_t *gs)
 {
-	greg_t *g = uc->uc_mcontext.gregs;
 	struct sgxemu_fsgsbase_insn insn;
-	uint64_t rip = (uint64_t)g[REG_RIP], v;
+	uint64_t rip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
 	uint8_t b[5];
 	size_t n = sizeof(b);
 
@@ -139,26 +177,7 @@ int sgxemu__fsgsbase_emulate(ucontext_t *uc, sgxemu_read_fn read, void *ctx,
 		n--;
 	if (n < 4 || sgxemu__fsgsbase_decode(b, n, &insn))
 		return -1;
-	switch (insn.op) {
-	case 0:
-	case 1:
-		v = insn.op == 0 ? *fs : *gs;
-		g[insn.reg] = (greg_t)(insn.wide ? v : (uint32_t)v);
-		break;
-	default:
-		v = (uint64_t)g[insn.reg];
-		if (!insn.wide)
-			v = (uint32_t)v;
-		if (!canonical(v))
-			return 1;	/* #GP(0) */
-		if (insn.op == 2)
-			*fs = v;
-		else
-			*gs = v;
-		break;
-	}
-	g[REG_RIP] = (greg_t)(rip + insn.len);
-	return 0;
+	return sgxemu__fsgsbase_apply(uc, &insn, fs, gs);
 }
 
 const char *sgxemu_fsgsbase_mode(void)

@@ -76,6 +76,9 @@
 #define CMD_WRFS_HOLD	26	/* wrfsbase %rsi, then rdx rounds of rdfsbase:
 				 * r8 = rounds that read another base (each
 				 * one written again); FS put back */
+#define CMD_WRFS_STAY	27	/* the FS page's fields copied to rsi, then as
+				 * CMD_WRFS_HOLD at rsi, and FS left there for
+				 * the exit (as runtimes leave their TLS) */
 
 /* What CMD_SECRETS puts in registers: SECRET | 0x1nn in GPRs, | 0x2nn in
  * vector registers, | 0x3nn in opmasks. */

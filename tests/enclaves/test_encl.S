@@ -103,6 +103,8 @@ encl_entry:
 	je	cmd_bases
 	cmp	$CMD_WRFS_HOLD, %rdi
 	je	cmd_wrfs_hold
+	cmp	$CMD_WRFS_STAY, %rdi
+	je	cmd_wrfs_stay
 	cmp	$CMD_RDTSC, %rdi
 	je	cmd_rdtsc
 	cmp	$CMD_RDTSCP, %rdi
@@ -271,6 +273,27 @@ cmd_wrfs_hold:
 	jmp	1b
 3:	wrfsbase %r9
 	jmp	exit
+
+	/* As a runtime that keeps its own TLS across exits (Gramine writes
+	 * it after each entry): the exit path reads the copy. */
+cmd_wrfs_stay:
+	xor	%ecx, %ecx
+1:	mov	%fs:(%rcx), %rax
+	mov	%rax, (%rsi, %rcx)
+	add	$8, %rcx
+	cmp	$64, %rcx
+	jb	1b
+	wrfsbase %rsi
+	xor	%r8d, %r8d
+1:	test	%rdx, %rdx
+	jz	exit
+	dec	%rdx
+	rdfsbase %rax
+	cmp	%rsi, %rax
+	je	1b
+	inc	%r8
+	wrfsbase %rsi
+	jmp	1b
 
 	/* Loads through both bases, rsi rounds long: a base lost at a
 	 * context switch shows as a round whose values differ (FS: the

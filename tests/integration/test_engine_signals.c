@@ -222,6 +222,159 @@ TEST(bases_survive_context_switches)
 	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
 }
 
+/*
+ * An enclave that keeps the FS base it wrote across its exits, as
+ * runtimes do with their TLS (Gramine writes it again after each entry),
+ * preempted many times in its loop: where the kernel does not track
+ * RD/WRFSBASE, a switch restores what arch_prctl last set, so each entry
+ * must leave the kernel the base the enclave ran with at its last exit
+ * (fsgsbase.c), not the TCS's. The first call only teaches the engine.
+ */
+TEST(kept_fs_survives_context_switches)
+{
+	struct sgxemu_enclave *e;
+	struct sgxemu_run run;
+	cpu_set_t mask, one;
+	pthread_t t;
+	uint64_t base, lost = 0;
+	uint64_t rounds = sgxemu__fsgsbase_emulated ? 2000 : 4000000;
+	long sw0, sw = 0;
+	int cpu = -1;
+
+	LOAD(e, base);
+	REQUIRE_EQ(sched_getaffinity(0, sizeof(mask), &mask), 0);
+	for (int c = 0; c < CPU_SETSIZE && cpu < 0; c++)
+		if (CPU_ISSET(c, &mask))
+			cpu = c;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	REQUIRE_EQ(sched_setaffinity(0, sizeof(one), &one), 0);
+	yielder_stop = 0;
+	REQUIRE_EQ(pthread_create(&t, NULL, yielder, NULL), 0);
+	for (int i = 0; i < 25; i++) {
+		sw0 = involuntary_switches();
+		REQUIRE_EQ(tu_call(&run, base + L_TCS0, CMD_WRFS_STAY,
+				   base + L_SCRATCH, rounds, 0), 0);
+		REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EEXIT);
+		if (i) {
+			sw += involuntary_switches() - sw0;
+			lost += run.regs.r8;
+		}
+	}
+	yielder_stop = 1;
+	pthread_join(t, NULL);
+	REQUIRE_EQ(sched_setaffinity(0, sizeof(mask), &mask), 0);
+	printf("    24 calls, %ld context switches in them: %llu rounds found "
+	       "another FS\n", sw, (unsigned long long)lost);
+	CHECK_EQ(lost, 0);
+	CHECK(sw > 0);
+	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
+}
+
+/*
+ * The same with a base the engine has never seen at each call, as a
+ * runtime's new thread writes its TLS base at its start: no exit or AEX
+ * tells the engine of it before the loop is preempted. Where the kernel
+ * does not track WRFSBASE the write traps (fsgs_sites.c), so that the
+ * kernel's copy is the new base from the write on.
+ */
+TEST(new_fs_survives_context_switches)
+{
+	struct sgxemu_enclave *e;
+	struct sgxemu_run run;
+	cpu_set_t mask, one;
+	pthread_t t;
+	uint64_t base, lost = 0;
+	uint64_t rounds = sgxemu__fsgsbase_emulated ? 2000 : 4000000;
+	long sw0, sw = 0;
+	int cpu = -1;
+
+	LOAD(e, base);
+	REQUIRE_EQ(sched_getaffinity(0, sizeof(mask), &mask), 0);
+	for (int c = 0; c < CPU_SETSIZE && cpu < 0; c++)
+		if (CPU_ISSET(c, &mask))
+			cpu = c;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	REQUIRE_EQ(sched_setaffinity(0, sizeof(one), &one), 0);
+	yielder_stop = 0;
+	REQUIRE_EQ(pthread_create(&t, NULL, yielder, NULL), 0);
+	for (int i = 0; i < 24; i++) {
+		sw0 = involuntary_switches();
+		REQUIRE_EQ(tu_call(&run, base + L_TCS0, CMD_WRFS_STAY,
+				   base + L_SCRATCH + 64 * (uint64_t)i, rounds,
+				   0), 0);
+		REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EEXIT);
+		sw += involuntary_switches() - sw0;
+		lost += run.regs.r8;
+	}
+	yielder_stop = 1;
+	pthread_join(t, NULL);
+	REQUIRE_EQ(sched_setaffinity(0, sizeof(mask), &mask), 0);
+	printf("    24 calls, each on a new base, %ld context switches in "
+	       "them: %llu rounds found another FS\n", sw,
+	       (unsigned long long)lost);
+	CHECK_EQ(lost, 0);
+	CHECK(sw > 0);
+	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
+}
+
+/*
+ * The trapping sites themselves, on any host (SGXEMU_FSGS_SITES=1 while
+ * the enclave is added): a write traps and is done (the loop reads the
+ * base it wrote); a site whose writes keep giving the base the kernel
+ * already has runs natively again after 16 of them, and a site that
+ * writes a new base traps again.
+ */
+static uint64_t site_traps(void)
+{
+	return sgxemu__count_total(SGXEMU_C_FSGS_SITE);
+}
+
+TEST(fs_write_sites_trap_until_quiet)
+{
+	const char *why = "?";
+	struct sgxemu_enclave *e;
+	struct sgxemu_run run;
+	uint64_t base, t0, first, later = 0;
+	const char *was = getenv("SGXEMU_FSGS_SITES");
+	char *keep = was ? strdup(was) : NULL;
+
+	setenv("SGXEMU_FSGS_SITES", "1", 1);
+	e = tu_load_test_encl(&base, &why);
+	if (keep)
+		setenv("SGXEMU_FSGS_SITES", keep, 1);
+	else
+		unsetenv("SGXEMU_FSGS_SITES");
+	free(keep);
+	if (!e) {
+		test_fail(__FILE__, __LINE__, "load: %s", why);
+		return;
+	}
+	t0 = site_traps();
+	REQUIRE_EQ(tu_call(&run, base + L_TCS0, CMD_WRFS_STAY,
+			   base + L_SCRATCH, 1000, 0), 0);
+	REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EEXIT);
+	CHECK_EQ(run.regs.r8, 0);
+	first = site_traps() - t0;
+	CHECK_EQ(first, 1);
+	for (int i = 0; i < 40; i++) {
+		t0 = site_traps();
+		REQUIRE_EQ(tu_call(&run, base + L_TCS0, CMD_WRFS_STAY,
+				   base + L_SCRATCH, 1000, 0), 0);
+		CHECK_EQ(run.regs.r8, 0);
+		if (i >= 20)
+			later += site_traps() - t0;
+	}
+	CHECK_EQ(later, 0);
+	/* Another site (CMD_WRFS_HOLD's) with a new base: it traps. */
+	t0 = site_traps();
+	REQUIRE_EQ(tu_call(&run, base + L_TCS0, CMD_WRFS_HOLD,
+			   base + L_SCRATCH + 128, 1000, 0), 0);
+	CHECK(site_traps() - t0 >= 1);
+	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
+}
+
 TEST(pthread_kill_aex_then_resume)
 {
 	struct sgxemu_enclave *e;

@@ -124,7 +124,7 @@ for p in file pipe clock fault getpid; do
 	esac
 	case $p in
 	file) note="each OCALL's EEXIT traps, its EENTER takes the fast entry; the rest is Gramine's OCALL marshalling (4 KiB copied out and back through untrusted memory) and this host's noise" ;;
-	pipe) note="host ENCLU traps are the echo thread's entries (a thread Gramine's loader makes by raw clone() on its creator's TLS does not take the fast entry, docs/guide.md); on the fast entry the 6 OCALLs would be 6 traps; the two threads' traps partly overlap on 2 CPUs" ;;
+	pipe) note="the echo thread is one Gramine's loader makes by raw clone() on its creator's TLS: after its first entry it takes the fast entry too (its TCB by its alternate stack), so the 6 OCALLs are 6 traps; the two threads' traps partly overlap on 2 CPUs" ;;
 	clock) note="no exit and no trap: Gramine's LibOS system call path and its RDTSC clock, enclave code at native speed; see the in-enclave floor below" ;;
 	fault) note="AEX: the #PF; enclave ENCLU: Gramine's handler's EACCEPT(s) and EEXIT; host ENCLU: the upcall's EENTER (from Gramine's signal handler; the fast entry leaves it to the trap) and the ERESUME (always a trap); SIGSEGV: the EAUG fault, then the #PF" ;;
 	*) note= ;;

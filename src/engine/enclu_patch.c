@@ -35,7 +35,9 @@
  * before their threads; the platform's reclaimer never runs program
  * code), and only once per site (a site refused stays trapping).
  * Threads created later that share their creator's TLS (raw clone) are
- * caught by the fast path's thread check (enter.c) and take the trap.
+ * caught by the fast path's thread check (enter.c): their first entry
+ * traps and sets them up, later ones find their TCB by their alternate
+ * stack (sgxemu__tcb_by_altstack).
  * SGXEMU_ENCLU_PATCH=0 turns it off.
  *
  * Async-signal-safe: runs in the ENCLU trap's handler; system calls and

@@ -282,6 +282,8 @@ struct sgxemu_tcb *sgxemu__tcb_prepare(void);
  * may share with another thread): from the stack pointer when on a slot,
  * else TLS checked against the thread id. NULL if not set up. */
 struct sgxemu_tcb *sgxemu__tcb_current(void);
+/* This thread's TCB by its alternate stack (raw clone() threads too). */
+struct sgxemu_tcb *sgxemu__tcb_by_altstack(void);
 /* True when TLS names a TCB that is not this thread's (a raw clone()
  * without CLONE_SETTLS). */
 bool sgxemu__tcb_foreign(void);

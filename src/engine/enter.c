@@ -62,10 +62,14 @@ struct sgxemu_tcb *sgxemu__enter_fast(uint64_t *f, uint64_t tcs)
 	if (!tcb && !(tcb = sgxemu__tcb_prepare()))
 		return NULL;
 	/* A thread made by a raw clone() on its creator's TLS finds the
-	 * creator's TCB there: the trap path sets it up (possible only with
-	 * sites rewritten by enclu_patch.c; vDSO callers are libc threads). */
-	if (sgxemu__enclu_patched_any() && !tcb_owned(tcb, rsp))
-		return NULL;
+	 * creator's TCB there (possible only with sites rewritten by
+	 * enclu_patch.c; vDSO callers are libc threads). Its own is where
+	 * its alternate stack is, once the trap path has set it up. */
+	if (sgxemu__enclu_patched_any() && !tcb_owned(tcb, rsp)) {
+		tcb = sgxemu__tcb_by_altstack();
+		if (!tcb || !tcb->foreign)
+			return NULL;
+	}
 	/* ERESUME restores a whole frame, XSAVE state included: the
 	 * ucontext of the trap path is the tool for that. */
 	if ((uint32_t)f[F_RAX] != SGX_EENTER)

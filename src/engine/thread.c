@@ -282,6 +282,23 @@ static struct sgxemu_tcb *tcb_from_sp(uintptr_t sp)
 	return tcb->magic == TCB_MAGIC ? tcb : NULL;
 }
 
+/*
+ * The calling thread's TCB by the kernel's alternate stack, which the
+ * engine set to the thread's slot at its set-up and which the kernel
+ * keeps per thread (a clone() with CLONE_VM starts with none). So it holds
+ * for a thread made by a raw clone(), whose TLS names its creator's TCB,
+ * where nothing in user memory could tell which thread runs. One system
+ * call, against the trap the entry would cost otherwise.
+ */
+struct sgxemu_tcb *sgxemu__tcb_by_altstack(void)
+{
+	stack_t cur;
+
+	if (raw_sigaltstack(NULL, &cur) || (cur.ss_flags & SS_DISABLE))
+		return NULL;
+	return tcb_from_sp((uintptr_t)cur.ss_sp);
+}
+
 struct sgxemu_tcb *sgxemu__tcb_current(void)
 {
 	struct sgxemu_tcb *tcb =

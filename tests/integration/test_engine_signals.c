@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <asm/prctl.h>
+#include <linux/futex.h>
 
 #include "engine/engine.h"
 #include "test.h"
@@ -615,6 +616,27 @@ __attribute__((noinline)) static uint64_t eenter_site(uint64_t tcs_addr)
 	return magic;
 }
 
+static uint64_t clone_tcs, clone_magic[4], clone_traps[2], clone_fast[2];
+static struct sgxemu_tcb *clone_tcb;
+static char clone_stack[256 * 1024] __attribute__((aligned(16)));
+static pid_t clone_tid = 1;
+
+/* The raw clone()'s thread: four entries, then its TCB (no libc call
+ * that would need a TLS of its own). */
+static int clone_entries(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 4; i++) {
+		clone_magic[i] = eenter_site(clone_tcs);
+		if (i == 0 || i == 3) {
+			clone_traps[!!i] = sgxemu__count_total(SGXEMU_C_HOST_ENCLU);
+			clone_fast[!!i] = sgxemu__count_total(SGXEMU_C_FAST_EENTER);
+		}
+	}
+	clone_tcb = sgxemu__tcb_by_altstack();
+	return 0;
+}
+
 /*
  * A host ENCLU[EENTER] site traps once and is then rewritten to enter
  * through the fast path, without a trap (src/engine/enclu_patch.c): the
@@ -660,6 +682,24 @@ TEST(host_enclu_eenter_rewritten)
 		CHECK_EQ(eenter_site(base + L_TCS2), 0xf5f5f5f500000002ULL);
 	CHECK_EQ(sgxemu__count_total(SGXEMU_C_HOST_ENCLU), traps);
 	CHECK_EQ(sgxemu__count_total(SGXEMU_C_FAST_EENTER), fast + 3);
+	/* A thread made by a raw clone() on this thread's TLS, as Gramine's
+	 * loader makes its threads: its first entry traps (the engine sets
+	 * it up there, then it traps again), the later ones take the fast path with its own TCB
+	 * (by its alternate stack), not this thread's. */
+	clone_tcs = base + L_TCS2;
+	REQUIRE(clone(clone_entries, clone_stack + sizeof(clone_stack),
+		      CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND |
+		      CLONE_THREAD | CLONE_SYSVSEM | CLONE_CHILD_CLEARTID,
+		      NULL, NULL, NULL, &clone_tid) > 0);
+	while (__atomic_load_n(&clone_tid, __ATOMIC_ACQUIRE))
+		syscall(SYS_futex, &clone_tid, FUTEX_WAIT, clone_tid, NULL);
+	for (int i = 0; i < 4; i++)
+		CHECK_EQ(clone_magic[i], 0xf5f5f5f500000002ULL);
+	CHECK(clone_traps[0] > traps);
+	CHECK_EQ(clone_traps[1], clone_traps[0]);
+	CHECK_EQ(clone_fast[1], clone_fast[0] + 3);
+	CHECK(clone_tcb && clone_tcb != sgxemu__tcb_self() &&
+	      clone_tcb->foreign);
 	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
 }
 

@@ -27,23 +27,27 @@ enum { F_RBP, F_R11, F_R10, F_R9, F_R8, F_RDI, F_RSI, F_RDX, F_RCX, F_RAX,
 #define EFL_TF 0x100
 
 /*
- * Whether the TCB that TLS holds is this thread's own, which a thread
- * made by a raw clone() on its creator's TLS cannot tell from TLS. On the
- * stack of the thread that owns the TLS it is (thread.c learns that
- * stack), with no system call; elsewhere gettid says
- * (sgxemu__tcb_foreign). The stack is learned at an entry made off the
- * engine's alternate stack: not from the engine's handlers, nor from a
- * program's handler they call, since learning allocates.
+ * The calling thread's TCB when TLS holds @tcb, which a thread made by a
+ * raw clone() on its creator's TLS cannot tell from TLS: on the stack of
+ * the thread that owns the TLS it is @tcb (thread.c learns that stack),
+ * with no system call; elsewhere the kernel's alternate stack, which the
+ * engine made the thread's own slot, says which (NULL: a thread not set
+ * up yet, which the trap path sets up). The stack is learned at an entry
+ * made off the engine's alternate stack: not from the engine's handlers,
+ * nor from a program's handler they call, since learning allocates.
  */
-static bool tcb_owned(struct sgxemu_tcb *tcb, uint64_t rsp)
+static struct sgxemu_tcb *tcb_of_caller(struct sgxemu_tcb *tcb, uint64_t rsp)
 {
+	struct sgxemu_tcb *own;
+
 	if (sgxemu__thread_on_own_stack(rsp))
-		return true;
-	if (sgxemu__tcb_foreign())
-		return false;
+		return tcb;
+	own = sgxemu__tcb_by_altstack();
+	if (own != tcb)
+		return own && own->foreign ? own : NULL;
 	if (!sgxemu__on_altstack(tcb, rsp))
 		sgxemu__thread_learn(true);
-	return true;
+	return tcb;
 }
 
 struct sgxemu_tcb *sgxemu__enter_fast(uint64_t *f, uint64_t tcs)
@@ -63,13 +67,9 @@ struct sgxemu_tcb *sgxemu__enter_fast(uint64_t *f, uint64_t tcs)
 		return NULL;
 	/* A thread made by a raw clone() on its creator's TLS finds the
 	 * creator's TCB there (possible only with sites rewritten by
-	 * enclu_patch.c; vDSO callers are libc threads). Its own is where
-	 * its alternate stack is, once the trap path has set it up. */
-	if (sgxemu__enclu_patched_any() && !tcb_owned(tcb, rsp)) {
-		tcb = sgxemu__tcb_by_altstack();
-		if (!tcb || !tcb->foreign)
-			return NULL;
-	}
+	 * enclu_patch.c; vDSO callers are libc threads). */
+	if (sgxemu__enclu_patched_any() && !(tcb = tcb_of_caller(tcb, rsp)))
+		return NULL;
 	/* ERESUME restores a whole frame, XSAVE state included: the
 	 * ucontext of the trap path is the tool for that. */
 	if ((uint32_t)f[F_RAX] != SGX_EENTER)

@@ -159,6 +159,40 @@ static long involuntary_switches(void)
 }
 
 /*
+ * This thread and a yielding one on one CPU, so that enclave loops are
+ * preempted many times; @saved keeps the old affinity for
+ * unshare_cpu(). False if either step fails.
+ */
+static bool share_cpu_with_yielder(cpu_set_t *saved, pthread_t *t)
+{
+	cpu_set_t one;
+	int cpu = -1;
+
+	if (sched_getaffinity(0, sizeof(*saved), saved))
+		return false;
+	for (int c = 0; c < CPU_SETSIZE && cpu < 0; c++)
+		if (CPU_ISSET(c, saved))
+			cpu = c;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	if (sched_setaffinity(0, sizeof(one), &one))
+		return false;
+	yielder_stop = 0;
+	if (pthread_create(t, NULL, yielder, NULL)) {
+		sched_setaffinity(0, sizeof(*saved), saved);
+		return false;
+	}
+	return true;
+}
+
+static bool unshare_cpu(const cpu_set_t *saved, pthread_t t)
+{
+	yielder_stop = 1;
+	pthread_join(t, NULL);
+	return sched_setaffinity(0, sizeof(*saved), saved) == 0;
+}
+
+/*
  * The enclave's FS and GS, and the program's GS, across context switches
  * in enclave and in host mode: this thread and a yielding one share one
  * CPU, so the enclave's loop is preempted many times. Where the kernel
@@ -172,22 +206,13 @@ TEST(bases_survive_context_switches)
 	const uint64_t host_gs[2] = { 0, (uint64_t)(uintptr_t)host_gs_page };
 	struct sgxemu_enclave *e;
 	struct sgxemu_run run;
-	cpu_set_t mask, one;
+	cpu_set_t mask;
 	pthread_t t;
 	uint64_t base, rounds = 10000000;
 	long sw0, sw = 0;
-	int cpu = -1;
 
 	LOAD(e, base);
-	REQUIRE_EQ(sched_getaffinity(0, sizeof(mask), &mask), 0);
-	for (int c = 0; c < CPU_SETSIZE && cpu < 0; c++)
-		if (CPU_ISSET(c, &mask))
-			cpu = c;
-	CPU_ZERO(&one);
-	CPU_SET(cpu, &one);
-	REQUIRE_EQ(sched_setaffinity(0, sizeof(one), &one), 0);
-	yielder_stop = 0;
-	REQUIRE_EQ(pthread_create(&t, NULL, yielder, NULL), 0);
+	REQUIRE(share_cpu_with_yielder(&mask, &t));
 	for (int g = 0; g < 2; g++) {
 		uint64_t gs = 0;
 
@@ -215,61 +240,61 @@ TEST(bases_survive_context_switches)
 		}
 	}
 	REQUIRE_EQ(syscall(SYS_arch_prctl, ARCH_SET_GS, 0UL), 0);
-	yielder_stop = 1;
-	pthread_join(t, NULL);
-	REQUIRE_EQ(sched_setaffinity(0, sizeof(mask), &mask), 0);
+	REQUIRE(unshare_cpu(&mask, t));
 	/* Otherwise the test proved nothing. */
 	CHECK(sw > 0);
 	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
 }
 
 /*
- * An enclave that keeps the FS base it wrote across its exits, as
- * runtimes do with their TLS (Gramine writes it again after each entry),
- * preempted many times in its loop: where the kernel does not track
- * RD/WRFSBASE, a switch restores what arch_prctl last set, so each entry
- * must leave the kernel the base the enclave ran with at its last exit
- * (fsgsbase.c), not the TCS's. The first call only teaches the engine.
+ * CMD_WRFS_STAY 25 times, preempted many times in its loop, on one base
+ * (@new_base false) or a new one each call; the rounds that found
+ * another FS and the context switches, of the calls after the first
+ * (where one base is used, the first only teaches the engine).
  */
-TEST(kept_fs_survives_context_switches)
+static void wrfs_stay_preempted(bool new_base)
 {
 	struct sgxemu_enclave *e;
 	struct sgxemu_run run;
-	cpu_set_t mask, one;
+	cpu_set_t mask;
 	pthread_t t;
 	uint64_t base, lost = 0;
 	uint64_t rounds = sgxemu__fsgsbase_emulated ? 2000 : 4000000;
 	long sw0, sw = 0;
-	int cpu = -1;
 
 	LOAD(e, base);
-	REQUIRE_EQ(sched_getaffinity(0, sizeof(mask), &mask), 0);
-	for (int c = 0; c < CPU_SETSIZE && cpu < 0; c++)
-		if (CPU_ISSET(c, &mask))
-			cpu = c;
-	CPU_ZERO(&one);
-	CPU_SET(cpu, &one);
-	REQUIRE_EQ(sched_setaffinity(0, sizeof(one), &one), 0);
-	yielder_stop = 0;
-	REQUIRE_EQ(pthread_create(&t, NULL, yielder, NULL), 0);
+	REQUIRE(share_cpu_with_yielder(&mask, &t));
 	for (int i = 0; i < 25; i++) {
 		sw0 = involuntary_switches();
 		REQUIRE_EQ(tu_call(&run, base + L_TCS0, CMD_WRFS_STAY,
-				   base + L_SCRATCH, rounds, 0), 0);
+				   base + L_SCRATCH +
+				   (new_base ? 64 * (uint64_t)i : 0), rounds,
+				   0), 0);
 		REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EEXIT);
 		if (i) {
 			sw += involuntary_switches() - sw0;
 			lost += run.regs.r8;
 		}
 	}
-	yielder_stop = 1;
-	pthread_join(t, NULL);
-	REQUIRE_EQ(sched_setaffinity(0, sizeof(mask), &mask), 0);
-	printf("    24 calls, %ld context switches in them: %llu rounds found "
-	       "another FS\n", sw, (unsigned long long)lost);
+	REQUIRE(unshare_cpu(&mask, t));
+	printf("    24 calls%s, %ld context switches in them: %llu rounds "
+	       "found another FS\n", new_base ? ", each on a new base" : "",
+	       sw, (unsigned long long)lost);
 	CHECK_EQ(lost, 0);
 	CHECK(sw > 0);
 	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
+}
+
+/*
+ * An enclave that keeps the FS base it wrote across its exits, as
+ * runtimes do with their TLS (Gramine writes it again after each entry):
+ * where the kernel does not track RD/WRFSBASE, a switch restores what
+ * arch_prctl last set, so each entry must leave the kernel the base the
+ * enclave ran with at its last exit (fsgsbase.c), not the TCS's.
+ */
+TEST(kept_fs_survives_context_switches)
+{
+	wrfs_stay_preempted(false);
 }
 
 /*
@@ -281,43 +306,7 @@ TEST(kept_fs_survives_context_switches)
  */
 TEST(new_fs_survives_context_switches)
 {
-	struct sgxemu_enclave *e;
-	struct sgxemu_run run;
-	cpu_set_t mask, one;
-	pthread_t t;
-	uint64_t base, lost = 0;
-	uint64_t rounds = sgxemu__fsgsbase_emulated ? 2000 : 4000000;
-	long sw0, sw = 0;
-	int cpu = -1;
-
-	LOAD(e, base);
-	REQUIRE_EQ(sched_getaffinity(0, sizeof(mask), &mask), 0);
-	for (int c = 0; c < CPU_SETSIZE && cpu < 0; c++)
-		if (CPU_ISSET(c, &mask))
-			cpu = c;
-	CPU_ZERO(&one);
-	CPU_SET(cpu, &one);
-	REQUIRE_EQ(sched_setaffinity(0, sizeof(one), &one), 0);
-	yielder_stop = 0;
-	REQUIRE_EQ(pthread_create(&t, NULL, yielder, NULL), 0);
-	for (int i = 0; i < 24; i++) {
-		sw0 = involuntary_switches();
-		REQUIRE_EQ(tu_call(&run, base + L_TCS0, CMD_WRFS_STAY,
-				   base + L_SCRATCH + 64 * (uint64_t)i, rounds,
-				   0), 0);
-		REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EEXIT);
-		sw += involuntary_switches() - sw0;
-		lost += run.regs.r8;
-	}
-	yielder_stop = 1;
-	pthread_join(t, NULL);
-	REQUIRE_EQ(sched_setaffinity(0, sizeof(mask), &mask), 0);
-	printf("    24 calls, each on a new base, %ld context switches in "
-	       "them: %llu rounds found another FS\n", sw,
-	       (unsigned long long)lost);
-	CHECK_EQ(lost, 0);
-	CHECK(sw > 0);
-	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
+	wrfs_stay_preempted(true);
 }
 
 /*

@@ -426,6 +426,24 @@ static int paging_fault(struct sgxemu_tcb *tcb, ucontext_t *uc,
 	return PF_EXITED;
 }
 
+/* Whether the EPCM refuses the access @kerr describes at @addr, so that
+ * no mapping can let it run (the host's protection is EPCM AND the
+ * mapping's, map.c). */
+static bool epcm_refuses(struct sgxemu_tcb *tcb, uint64_t addr, uint32_t kerr)
+{
+	struct sgxemu_enclave *e = tcb->encl;
+	int prot;
+
+	if (!e || addr < e->base || addr - e->base >= e->size)
+		return false;
+	prot = sgxemu__epcm_prot(e, (addr - e->base) >> SGX_PAGE_SHIFT);
+	if (kerr & X86_PF_INSTR)
+		return !(prot & PROT_EXEC);
+	if (kerr & X86_PF_WRITE)
+		return !(prot & PROT_WRITE);
+	return !(prot & PROT_READ);
+}
+
 /* Bytes at enclave address @addr, through the processor's EPC view (a
  * sgxemu_read_fn; @ctx is the thread's TCB). */
 static bool enclave_bytes(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
@@ -884,8 +902,25 @@ void sgxemu__enclave_signal(int signo, siginfo_t *info, ucontext_t *uc,
 			  rip);
 		return;
 	}
-	if (paging_fault(tcb, uc, save, ev.addr, ev.errcd, rip) != PF_NOT_MINE)
+	switch (paging_fault(tcb, uc, save, ev.addr, ev.errcd, rip)) {
+	case PF_RETRY:
+		/*
+		 * The page the driver put there at once is one the EPCM
+		 * still refuses this access (EAUG's pending page, until the
+		 * enclave's EACCEPT): the access would only fault again, as
+		 * the enclave's own #PF, so that #PF is taken now, not after
+		 * one more signal. A page that may allow it runs again.
+		 */
+		if (!epcm_refuses(tcb, ev.addr, ev.errcd) ||
+		    paging_fault(tcb, uc, save, ev.addr, ev.errcd, rip) !=
+		    PF_NOT_MINE)
+			return;
+		break;
+	case PF_NOT_MINE:
+		break;
+	default:
 		return;
+	}
 	exception(tcb, signo, info, uc, save, X86_TRAP_PF,
 		  pf_errcd(tcb, ev.addr, ev.errcd), ev.addr, rip);
 }

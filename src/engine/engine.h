@@ -35,6 +35,7 @@
 #define TCB_ENC_GS	32
 #define TCB_FS_HINT	40
 #define TCB_KERN_GS	48
+#define TCB_HANDLER_GS	56
 
 #define SLOT_SHIFT	18	/* 256 KiB per thread */
 #define SLOT_SIZE	(1 << SLOT_SHIFT)
@@ -190,7 +191,15 @@ struct sgxemu_tcb {
 	 * switch (its own copy, set only by arch_prctl), KERN_GS_UNKNOWN
 	 * when the program may have changed it (TCB_KERN_GS, entry.S). */
 	uint64_t kern_gs;
+	/* Without FSGSBASE in the kernel: the GS base live while the
+	 * engine's handler runs (TCB_HANDLER_GS). The stub leaves the
+	 * enclave's loaded after an interruption in enclave mode, since the
+	 * engine's C code does not use GS; the program's handlers get the
+	 * host's (sgxemu__handler_gs_host) and the stub writes the base of
+	 * the mode it returns to only if it differs. */
+	uint64_t handler_gs;
 	uint64_t magic;
+	bool     gs_deferred;		/* this handler left GS so */
 	/* The fast path's state for a signal inside its commit window. */
 	uint64_t entry_rip, entry_rax, entry_rcx, entry_rsp, entry_rflags;
 	struct sgx_lp lp;		/* the enclave this thread is in */
@@ -255,6 +264,7 @@ int sgxemu__probe_child(void (*try)(void));
 #define KERN_GS_UNKNOWN	(~0ULL)
 /* The program's GS base, from the one live in host mode (fsgsbase.c). */
 uint64_t sgxemu__host_gs(struct sgxemu_tcb *tcb, uint64_t live);
+void sgxemu__handler_gs_host(struct sgxemu_tcb *tcb);
 
 /* entry.S */
 void sgxemu__sig_entry(int, siginfo_t *, void *);
@@ -310,6 +320,9 @@ void sgxemu__altstack_fit(struct sgxemu_tcb *tcb, ucontext_t *uc,
 			  uint64_t live_sp);
 /* True when @sp is on @tcb's alternate stack (thread.c). */
 bool sgxemu__on_altstack(const struct sgxemu_tcb *tcb, uint64_t sp);
+bool sgxemu__altstack_fit_live(struct sgxemu_tcb *tcb, uint64_t live_sp);
+/* The TCB whose alternate stack @sp is on (the thread running there). */
+struct sgxemu_tcb *sgxemu__tcb_of_altstack(uint64_t sp);
 uint64_t sgxemu__rdfsbase(void);
 uint64_t sgxemu__rdgsbase(void);
 int sgxemu__thread_init_global(void);

@@ -30,9 +30,10 @@ enum { F_RBP, F_R11, F_R10, F_R9, F_R8, F_RDI, F_RSI, F_RDX, F_RCX, F_RAX,
  * The calling thread's TCB when TLS holds @tcb, which a thread made by a
  * raw clone() on its creator's TLS cannot tell from TLS: on the stack of
  * the thread that owns the TLS it is @tcb (thread.c learns that stack),
- * with no system call; elsewhere the kernel's alternate stack, which the
- * engine made the thread's own slot, says which (NULL: a thread not set
- * up yet, which the trap path sets up). The stack is learned at an entry
+ * with no system call; on one of the engine's alternate stacks (a
+ * program's handler) the slot it is in; elsewhere the kernel's alternate
+ * stack, which the engine made the thread's own slot, says which (NULL: a
+ * thread not set up yet, which the trap path sets up). The stack is learned at an entry
  * made off the engine's alternate stack: not from the engine's handlers,
  * nor from a program's handler they call, since learning allocates.
  */
@@ -42,6 +43,10 @@ static struct sgxemu_tcb *tcb_of_caller(struct sgxemu_tcb *tcb, uint64_t rsp)
 
 	if (sgxemu__thread_on_own_stack(rsp))
 		return tcb;
+	/* A handler's call: its alternate stack is its thread's slot. */
+	own = sgxemu__tcb_of_altstack(rsp);
+	if (own)
+		return own == tcb || own->foreign ? own : NULL;
 	own = sgxemu__tcb_by_altstack();
 	if (own != tcb)
 		return own && own->foreign ? own : NULL;
@@ -74,13 +79,14 @@ struct sgxemu_tcb *sgxemu__enter_fast(uint64_t *f, uint64_t tcs)
 	 * ucontext of the trap path is the tool for that. */
 	if ((uint32_t)f[F_RAX] != SGX_EENTER)
 		return NULL;
-	/* Called from a handler on this thread's alternate stack: the trap
-	 * path keeps the handler's frames out of the way of the signal
-	 * frames enclave mode takes there (sgxemu__altstack_fit). */
-	if (sgxemu__on_altstack(tcb, rsp))
-		return NULL;
 	e = sgxemu__encl_find(tcs);
 	if (!e || sgxemu__map_refused(e, tcs))
+		return NULL;
+	/* Called from a handler on this thread's alternate stack: its
+	 * frames stay out of the way of the signal frames enclave mode
+	 * takes there, as on the trap path (sgxemu__altstack_fit). */
+	if (sgxemu__on_altstack(tcb, rsp) &&
+	    !sgxemu__altstack_fit_live(tcb, rsp))
 		return NULL;
 	lp = &tcb->lp;
 	/* A failing EENTER changes nothing; the trap path repeats it and

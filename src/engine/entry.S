@@ -229,10 +229,9 @@ sgxemu__sig_entry:
 	 * the state allows. Interrupted in enclave mode, FS and GS hold the
 	 * TCS's bases (enclave code cannot change them without FSGSBASE or
 	 * system calls); in host mode they are read. The handler gets the
-	 * host's FS, and after an interruption in enclave mode the host's GS
-	 * too: the program's handlers run from here, and runtimes keep their
-	 * thread data in GS (Gramine's loader). In host mode GS is left as
-	 * the program has it.
+	 * host's FS; GS is left as it is (see TCB_HANDLER_GS below): the
+	 * program's handlers, which run from here and may keep their thread
+	 * data in GS (Gramine's loader), get the host's from the C half.
 	 */
 	sub	$16, %rsp
 	cmpq	$SEL_BLOCK, 16(%rsp)		/* save.selector */
@@ -253,21 +252,12 @@ sgxemu__sig_entry:
 	mov	TCB_ENC_FS(%rbx), %rcx
 	mov	%rcx, 8(%rsp)
 	mov	%rax, (%rsp)
-	mov	TCB_HOST_GS(%rbx), %rsi
-	mov	%rbx, %rdx
-	xor	%ecx, %ecx			/* host mode (sgxemu__gs_set) */
-	call	sgxemu__gs_set
 	jmp	6f
 10:	mov	TCB_ENC_FS(%rbx), %rax
 	mov	%rax, 8(%rsp)
 	mov	TCB_ENC_GS(%rbx), %rax
 	mov	%rax, (%rsp)
-	mov	TCB_HOST_GS(%rbx), %rsi
-	cmp	%rax, %rsi
-	je	6f
-	mov	$158, %eax
-	mov	$0x1001, %edi			/* ARCH_SET_GS */
-	syscall
+	/* GS stays the enclave's (TCB_HANDLER_GS below). */
 	jmp	6f
 5:	cmpb	$0, sgxemu__fsgsbase_unmanaged(%rip)
 	je	13f
@@ -296,18 +286,28 @@ sgxemu__sig_entry:
 	mov	%r12, %rdi
 	mov	%r13, %rsi
 	mov	%r14, %rdx
-	/* The bases loaded now, to skip rewriting them unchanged below. */
+	/*
+	 * The bases loaded now, to skip rewriting them unchanged below. GS
+	 * is the interrupted one without FSGSBASE, in enclave mode too: the
+	 * engine's C code does not use GS, so it is the host's only once a
+	 * program's handler is to run (sgxemu__handler_gs_host, which says
+	 * so in TCB_HANDLER_GS) or the return is to host mode, and an
+	 * interruption the engine completes inside enclave mode (EACCEPT,
+	 * the EAUG of a fault) writes no GS at all.
+	 */
 	mov	(%rsp), %r13			/* GS */
-	cmpq	$SEL_BLOCK, 16(%rsp)
-	jne	9f
+	cmpb	$0, sgxemu__have_fsgsbase(%rip)
+	je	9f
 	mov	TCB_HOST_GS(%rbx), %r13		/* loaded above */
 9:	mov	TCB_HOST_FS(%rbx), %r14		/* FS */
+	mov	%r13, TCB_HANDLER_GS(%rbx)
 	mov	%rbx, %rcx			/* tcb */
 	mov	%rsp, %r8			/* save */
 	mov	%rsp, %r15
 	and	$-16, %rsp
 	call	sgxemu__signal
 	mov	%r15, %rsp
+	mov	TCB_HANDLER_GS(%rbx), %r13
 	cmpb	$0, sgxemu__have_fsgsbase(%rip)
 	je	3f
 	pop	%rax
@@ -338,7 +338,10 @@ sgxemu__sig_entry:
 	mov	$158, %eax
 	mov	$0x1001, %edi			/* ARCH_SET_GS */
 	syscall
-7:	mov	8(%rsp), %rsi
+	/* Live now, for the handler this one interrupted, if any. */
+7:	mov	(%rsp), %rax
+	mov	%rax, TCB_HANDLER_GS(%rbx)
+	mov	8(%rsp), %rsi
 	cmpb	$0, sgxemu__fsgsbase_unmanaged(%rip)
 	je	11f
 	cmpq	$SEL_BLOCK, 16(%rsp)

@@ -38,9 +38,11 @@
  * (otherwise 32-bit, zero-extended), REX.B the high registers. A write of
  * a non-canonical address is #GP(0).
  */
+#include <asm/prctl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "engine/engine.h"
@@ -91,6 +93,33 @@ uint64_t sgxemu__host_gs(struct sgxemu_tcb *tcb, uint64_t live)
 	if (live != tcb->kern_gs)
 		tcb->kern_gs = KERN_GS_UNKNOWN;
 	return live;
+}
+
+/*
+ * A program's handler is about to run from an engine handler that
+ * interrupted enclave mode on a host without FSGSBASE in its kernel,
+ * which left GS at the enclave's base (entry.S, TCB_HANDLER_GS): the
+ * program's handler gets the host's, written as the stub writes it
+ * (sgxemu__gs_set's rule where the instructions run untracked), and the
+ * stub's way out then knows what is live.
+ */
+void sgxemu__handler_gs_host(struct sgxemu_tcb *tcb)
+{
+	uint64_t gs;
+
+	if (!tcb || !tcb->gs_deferred)
+		return;
+	tcb->gs_deferred = false;
+	gs = tcb->host_gs;
+	if (tcb->handler_gs == gs)
+		return;
+	if (sgxemu__fsgsbase_unmanaged && (gs == tcb->kern_gs || gs == 0))
+		__asm__ volatile("wrgsbase %0" : : "r"(gs) : "memory");
+	else if (syscall(SYS_arch_prctl, ARCH_SET_GS, gs))
+		return;
+	else if (sgxemu__fsgsbase_unmanaged)
+		tcb->kern_gs = gs;
+	tcb->handler_gs = gs;
 }
 
 bool sgxemu_fsgsbase_emulated(void)

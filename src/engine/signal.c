@@ -341,6 +341,7 @@ void sgxemu__chain(int signo, siginfo_t *info, ucontext_t *uc, bool fault)
 		app_act[signo].sa_handler = SIG_DFL;
 		app_act[signo].sa_flags &= ~SA_SIGINFO;
 	}
+	sgxemu__handler_gs_host(sgxemu__tcb_current());
 	raw_sigmask(SIG_SETMASK, mask, NULL);
 	if (a.sa_flags & SA_SIGINFO)
 		a.sa_sigaction(signo, info, uc);
@@ -536,6 +537,8 @@ void sgxemu__signal(int signo, siginfo_t *info, ucontext_t *uc,
 {
 	asan_fresh_altstack(tcb);
 	SGXEMU_COUNT(tcb, sgxemu__count_of_signal(signo));
+	tcb->gs_deferred = save->selector == SEL_BLOCK &&
+			   !sgxemu__have_fsgsbase;
 	if (save->selector == SEL_BLOCK)
 		sgxemu__enclave_signal(signo, info, uc, tcb, save);
 	else

@@ -45,6 +45,7 @@ _Static_assert(offsetof(struct sgxemu_tcb, enc_fs) == TCB_ENC_FS, "tcb");
 _Static_assert(offsetof(struct sgxemu_tcb, enc_gs) == TCB_ENC_GS, "tcb");
 _Static_assert(offsetof(struct sgxemu_tcb, fs_hint) == TCB_FS_HINT, "tcb");
 _Static_assert(offsetof(struct sgxemu_tcb, kern_gs) == TCB_KERN_GS, "tcb");
+_Static_assert(offsetof(struct sgxemu_tcb, handler_gs) == TCB_HANDLER_GS, "tcb");
 _Static_assert(sizeof(struct sgxemu_tcb) <= 4096, "tcb fits its page");
 
 uintptr_t sgxemu__alt_base, sgxemu__alt_len;
@@ -456,28 +457,60 @@ bool sgxemu__on_altstack(const struct sgxemu_tcb *tcb, uint64_t sp)
 	return sp > lo && sp - lo <= SLOT_SIZE - ALT_OFFSET;
 }
 
-void sgxemu__altstack_fit(struct sgxemu_tcb *tcb, ucontext_t *uc,
-			  uint64_t live_sp)
+/* The alternate stack that leaves the frames at @live_sp alone, in @ss;
+ * false where no other frame would fit below them. */
+static bool fit_below(struct sgxemu_tcb *tcb, uint64_t live_sp, stack_t *ss)
 {
 	uintptr_t lo = (uintptr_t)tcb + ALT_OFFSET;
 	uintptr_t hi = (uintptr_t)tcb + SLOT_SIZE, top = hi;
-	stack_t ss;
 
 	if (sgxemu__on_altstack(tcb, live_sp))
 		top = (live_sp - 1024) & ~(uintptr_t)63;
-	/* Too deep for another frame: leave it as it is. */
 	if (top < lo + getauxval(AT_MINSIGSTKSZ) + 16384)
+		return false;
+	ss->ss_sp = (void *)lo;
+	ss->ss_size = top - lo;
+	ss->ss_flags = 0;
+	return true;
+}
+
+void sgxemu__altstack_fit(struct sgxemu_tcb *tcb, ucontext_t *uc,
+			  uint64_t live_sp)
+{
+	stack_t ss;
+
+	/* Too deep for another frame: leave it as it is. */
+	if (!fit_below(tcb, live_sp, &ss))
 		return;
-	if ((uintptr_t)uc->uc_stack.ss_sp == lo &&
-	    uc->uc_stack.ss_size == top - lo)
+	if (uc->uc_stack.ss_sp == ss.ss_sp &&
+	    uc->uc_stack.ss_size == ss.ss_size)
 		return;
-	ss.ss_sp = (void *)lo;
-	ss.ss_size = top - lo;
-	ss.ss_flags = 0;
 	/* The TCB page is below the alternate stack: RSP there is off it. */
 	if (sigaltstack_off(&ss, (uintptr_t)tcb + 2048))
 		return;
 	uc->uc_stack = ss;
+}
+
+/*
+ * The same for the fast entry, called by a program's handler that runs on
+ * this alternate stack (Gramine's, which enters the enclave's exception
+ * handler): there is no frame of ours to record it in, and none is
+ * needed, since the rt_sigreturn that ends that handler puts back the
+ * alternate stack its own frame holds. False: the trap path's turn.
+ */
+bool sgxemu__altstack_fit_live(struct sgxemu_tcb *tcb, uint64_t live_sp)
+{
+	stack_t ss;
+
+	return fit_below(tcb, live_sp, &ss) &&
+	       sigaltstack_off(&ss, (uintptr_t)tcb + 2048) == 0;
+}
+
+struct sgxemu_tcb *sgxemu__tcb_of_altstack(uint64_t sp)
+{
+	struct sgxemu_tcb *tcb = tcb_from_sp((uintptr_t)sp);
+
+	return tcb && sgxemu__on_altstack(tcb, sp) ? tcb : NULL;
 }
 
 int sgxemu_thread_prepare(void)

@@ -79,6 +79,8 @@
 #define CMD_WRFS_STAY	27	/* the FS page's fields copied to rsi, then as
 				 * CMD_WRFS_HOLD at rsi, and FS left there for
 				 * the exit (as runtimes leave their TLS) */
+#define CMD_EREPORT_GS	28	/* as CMD_EREPORT, with r8 = 1 if %gs:8 read
+				 * another value after it than before */
 
 /* What CMD_SECRETS puts in registers: SECRET | 0x1nn in GPRs, | 0x2nn in
  * vector registers, | 0x3nn in opmasks. */

@@ -105,6 +105,8 @@ encl_entry:
 	je	cmd_wrfs_hold
 	cmp	$CMD_WRFS_STAY, %rdi
 	je	cmd_wrfs_stay
+	cmp	$CMD_EREPORT_GS, %rdi
+	je	cmd_ereport_gs
 	cmp	$CMD_RDTSC, %rdi
 	je	cmd_rdtsc
 	cmp	$CMD_RDTSCP, %rdi
@@ -386,6 +388,21 @@ cmd_ereport:
 	mov	%rax, %rdx
 	lea	scratch(%rip), %rsi
 	mov	1024+64(%rsi), %rsi	/* REPORT.MRENCLAVE first qword */
+	jmp	exit
+
+	/* An ENCLU the engine completes inside enclave mode: GS (the
+	 * TCS's) is the same after it. */
+cmd_ereport_gs:
+	mov	%gs:8, %r9
+	lea	scratch(%rip), %rbx
+	lea	512(%rbx), %rcx
+	lea	1024(%rbx), %rdx
+	xor	%eax, %eax		/* EREPORT */
+	ENCLU
+	mov	%rax, %rdx
+	xor	%r8d, %r8d
+	cmp	%gs:8, %r9
+	setne	%r8b
 	jmp	exit
 
 cmd_eaccept:

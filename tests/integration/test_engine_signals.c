@@ -398,6 +398,75 @@ TEST(pthread_kill_aex_then_resume)
 	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
 }
 
+static uint64_t gs_wanted;
+static volatile int gs_bad;
+
+static void on_usr1_gs(int sig, siginfo_t *si, void *uc)
+{
+	uint64_t gs = 0;
+
+	(void)sig;
+	(void)si;
+	(void)uc;
+	usr1++;
+	if (syscall(SYS_arch_prctl, ARCH_GET_GS, &gs) || gs != gs_wanted)
+		gs_bad++;
+}
+
+/*
+ * Without FSGSBASE in the kernel the engine's handler leaves GS at the
+ * enclave's base while it completes an event inside enclave mode (entry.S,
+ * TCB_HANDLER_GS), and gives the program's handlers the program's: an
+ * EREPORT, done inside, keeps the enclave's GS; a program's handler of a
+ * signal that made an AEX sees the program's GS, and so does the program
+ * once the call returns. (With FSGSBASE the stub switches both anyway.)
+ */
+TEST(gs_of_inside_events_and_handlers)
+{
+	static uint8_t host_gs_page[64];
+	struct sgxemu_enclave *e;
+	struct sgxemu_run run;
+	struct sigaction sa, old;
+	pthread_t k;
+	uint64_t base, gs = 0, n = 100ULL * 1000 * 1000;
+
+	LOAD(e, base);
+	/* Not what the enclave's %gs:8 holds. */
+	memset(host_gs_page, 0xa5, sizeof(host_gs_page));
+	gs_wanted = (uint64_t)(uintptr_t)host_gs_page;
+	REQUIRE_EQ(syscall(SYS_arch_prctl, ARCH_SET_GS, gs_wanted), 0);
+	for (int i = 0; i < 20; i++) {
+		REQUIRE_EQ(tu_call(&run, base + L_TCS0, CMD_EREPORT_GS, 0, 0,
+				   0), 0);
+		REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EEXIT);
+		CHECK_EQ(run.regs.rdx, 0);
+		CHECK_EQ(run.regs.r8, 0);
+	}
+	REQUIRE_EQ(syscall(SYS_arch_prctl, ARCH_GET_GS, &gs), 0);
+	CHECK_EQ(gs, gs_wanted);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_usr1_gs;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	REQUIRE_EQ(sgxemu_sigaction(SIGUSR1, &sa, &old), 0);
+	target_thread = pthread_self();
+	kicker_stop = 0;
+	usr1 = 0;
+	gs_bad = 0;
+	REQUIRE_EQ(pthread_create(&k, NULL, kicker, NULL), 0);
+	REQUIRE_EQ(tu_call(&run, base + L_TCS1, CMD_LOOP, n, 0, 9), 0);
+	kicker_stop = 1;
+	pthread_join(k, NULL);
+	REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EEXIT);
+	CHECK_EQ(run.regs.rdx, lcg(9, n));
+	CHECK(usr1 > 0);
+	CHECK_EQ(gs_bad, 0);
+	REQUIRE_EQ(syscall(SYS_arch_prctl, ARCH_GET_GS, &gs), 0);
+	CHECK_EQ(gs, gs_wanted);
+	REQUIRE_EQ(syscall(SYS_arch_prctl, ARCH_SET_GS, 0UL), 0);
+	REQUIRE_EQ(sgxemu_sigaction(SIGUSR1, &old, NULL), 0);
+	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
+}
+
 static uint64_t handler_tcs;
 static volatile int handler_calls, handler_ok;
 
@@ -450,6 +519,92 @@ TEST(enclave_call_from_handler_of_the_trap_signals)
 		sigemptyset(&sa.sa_mask);
 		REQUIRE_EQ(sgxemu_sigaction(sigs[i], &sa, NULL), 0);
 	}
+	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
+}
+
+static volatile int usr2, nested_ok, nested_frames_ok;
+static volatile uint64_t nested_fast, nested_aex;
+
+static void on_usr2(int sig)
+{
+	(void)sig;
+	usr2++;
+}
+
+static void *kicker_usr2(void *arg)
+{
+	(void)arg;
+	while (!kicker_stop) {
+		pthread_kill(target_thread, SIGUSR2);
+		usleep(500);
+	}
+	return NULL;
+}
+
+/* A runtime's handler that calls into the enclave (Gramine's), with
+ * frames of its own that must survive the call. */
+static void long_call_from_handler(int sig)
+{
+	volatile uint8_t mine[512];
+	struct sgxemu_run run;
+	uint64_t fast0 = sgxemu__count_total(SGXEMU_C_FAST_EENTER);
+	uint64_t aex0 = sgxemu_thread_aex_count(), n = 50ULL * 1000 * 1000;
+
+	(void)sig;
+	for (size_t i = 0; i < sizeof(mine); i++)
+		mine[i] = (uint8_t)(i * 7 + 3);
+	if (tu_call(&run, handler_tcs, CMD_LOOP, n, 0, 11) == 0 &&
+	    run.exit_reason == SGXEMU_EXIT_EEXIT && run.regs.rdx == lcg(11, n))
+		nested_ok = 1;
+	nested_fast = sgxemu__count_total(SGXEMU_C_FAST_EENTER) - fast0;
+	nested_aex = sgxemu_thread_aex_count() - aex0;
+	nested_frames_ok = 1;
+	for (size_t i = 0; i < sizeof(mine); i++)
+		if (mine[i] != (uint8_t)(i * 7 + 3))
+			nested_frames_ok = 0;
+}
+
+/*
+ * An enclave call from a program's handler, which runs on the engine's
+ * alternate stack, takes the fast entry: the alternate stack is first
+ * made to end below the handler's frames (sgxemu__altstack_fit_live), so
+ * that the signals enclave mode then takes (another thread's SIGUSR2,
+ * each an AEX whose own handler runs nested, and the ticks) put their
+ * frames below them. Without the fit the first of them would overwrite
+ * the handler's.
+ */
+TEST(enclave_call_from_handler_takes_the_fast_entry)
+{
+	struct sgxemu_enclave *e;
+	struct sigaction sa, old1, old2;
+	pthread_t k;
+	uint64_t base;
+
+	LOAD(e, base);
+	handler_tcs = base + L_TCS0;
+	handler_calls = handler_ok = 0;
+	call_from_handler(0);
+	REQUIRE_EQ(handler_ok, 1);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr2;
+	REQUIRE_EQ(sgxemu_sigaction(SIGUSR2, &sa, &old2), 0);
+	sa.sa_handler = long_call_from_handler;
+	REQUIRE_EQ(sgxemu_sigaction(SIGUSR1, &sa, &old1), 0);
+	target_thread = pthread_self();
+	kicker_stop = 0;
+	usr2 = nested_ok = nested_frames_ok = 0;
+	REQUIRE_EQ(pthread_create(&k, NULL, kicker_usr2, NULL), 0);
+	REQUIRE_EQ(raise(SIGUSR1), 0);
+	kicker_stop = 1;
+	pthread_join(k, NULL);
+	CHECK_EQ(nested_ok, 1);
+	CHECK_EQ(nested_frames_ok, 1);
+	CHECK(nested_fast >= 1);
+	/* Otherwise the frames were never put to the test. */
+	CHECK(nested_aex > 0);
+	CHECK(usr2 > 0);
+	REQUIRE_EQ(sgxemu_sigaction(SIGUSR1, &old1, NULL), 0);
+	REQUIRE_EQ(sgxemu_sigaction(SIGUSR2, &old2, NULL), 0);
 	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
 }
 

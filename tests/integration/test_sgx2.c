@@ -23,13 +23,50 @@
 #define EFL_ZF	0x40
 
 static const char *no_shim;
+static char counts_path[64];
 
 __attribute__((constructor))
 static void under_shim(int argc, char **argv, char **envp)
 {
 	(void)argc;
 	(void)envp;
+	/* The shim's engine counts into this file (the same pid after
+	 * the exec), where this program's own copy can read them. */
+	const char *was = getenv("SGXEMU_TRAP_COUNTS");
+
+	snprintf(counts_path, sizeof(counts_path),
+		 "/tmp/sgxemu-test_sgx2.%d.counts", (int)getpid());
+	/* A run of its own (this program run again by a test) too. */
+	setenv("SGXEMU_TRAP_COUNTS", counts_path,
+	       !was || !strncmp(was, counts_path, 20));
 	no_shim = shim_reexec(argv);
+}
+
+__attribute__((destructor))
+static void counts_gone(void)
+{
+	const char *v = getenv("SGXEMU_TRAP_COUNTS");
+
+	if (v && !strcmp(v, counts_path))
+		unlink(counts_path);
+}
+
+/*
+ * One of the shim's counters (SGXEMU_TRAP_COUNTS), once its platform is
+ * up (after an enclave was built): the file is mapped here too, then
+ * removed if it is this run's own.
+ */
+static uint64_t shim_count(enum sgxemu_count idx)
+{
+	static bool mapped;
+
+	if (!mapped) {
+		sgxemu__traps_init();
+		mapped = true;
+		if (!strcmp(getenv("SGXEMU_TRAP_COUNTS"), counts_path))
+			unlink(counts_path);
+	}
+	return sgxemu__count_total(idx);
 }
 
 static EVP_PKEY *key(void)
@@ -415,12 +452,22 @@ TEST(heap_grows_page_by_page_with_eaccept)
 	sgx2_encl_destroy(&e);
 }
 
+/* Signals the engine took other than ENCLU's traps and the ticks'. */
+static uint64_t fault_signals(void)
+{
+	return shim_count(SGXEMU_C_SIGILL) + shim_count(SGXEMU_C_SIGSEGV) +
+	       shim_count(SGXEMU_C_SIGSYS) + shim_count(SGXEMU_C_SIG_OTHER) -
+	       shim_count(SGXEMU_C_HOST_ENCLU) -
+	       shim_count(SGXEMU_C_ENCLAVE_ENCLU) -
+	       shim_count(SGXEMU_C_TICK_HOST) - shim_count(SGXEMU_C_TICK_AEX);
+}
+
 TEST(access_before_eaccept_is_an_epcm_fault)
 {
 	struct sgx_enclave_run run;
 	struct sgx2_encl e;
 	struct sgx2_mail m, acc;
-	uint64_t page;
+	uint64_t page, sig0, aex0;
 
 	BUILD(e);
 	page = e.base + SGX2_HEAP + 0x40000;
@@ -428,7 +475,14 @@ TEST(access_before_eaccept_is_an_epcm_fault)
 	m.op = SGX2_OP_STORE;
 	m.a = page + 8;
 	m.b = 0x1234;
+	sig0 = fault_signals();
+	aex0 = shim_count(SGXEMU_C_AEX) - shim_count(SGXEMU_C_TICK_AEX);
 	CHECK_EQ(sgx2_call(&e, SGX2_TCS0, &m, &run), 0);
+	/* One fault to the engine: the EAUG, and then at once the #PF the
+	 * store would take again on the pending page, with its AEX. */
+	CHECK_EQ(fault_signals() - sig0, 1);
+	CHECK_EQ(shim_count(SGXEMU_C_AEX) - shim_count(SGXEMU_C_TICK_AEX) -
+		 aex0, 1);
 	/* The first fault EAUGed the page unseen; the retried store hits a
 	 * PENDING page: #PF with the SGX bit, reported through run. */
 	CHECK_EQ(run.function, SGX_ERESUME);

@@ -324,11 +324,22 @@ int sgxemu_enclave_add_page(struct sgxemu_enclave *e, uint64_t linaddr,
 			break;
 		}
 	}
-	/* Measured as given: now the engine may make its FS/GS base writes
-	 * trap where the host kernel does not track them (fsgs_sites.c). */
-	if (!ret && (si.flags & SGX_SECINFO_X)) {
+	/*
+	 * Measured as given: now the engine may make its FS/GS base writes
+	 * trap where the host kernel does not track them (fsgs_sites.c).
+	 * Every site starts with F3, which the bounce copy (the page's bytes)
+	 * tells without touching the EPC page: a zero page that EADD left a
+	 * hole (Gramine's RWX free heap, 65,000 pages) would be faulted in
+	 * by the scan alone, some 8 us a page under shadow paging. A lead-in
+	 * page still a hole reads as zeros, whose decode (two-byte ADDs)
+	 * meets the page boundary as a decode from the page's start does.
+	 */
+	if (!ret && (si.flags & SGX_SECINFO_X) &&
+	    memchr(bounce, 0xf3, SGX_PAGE_SIZE)) {
 		long pidx = n > 0 ? page_epc(e, n - 1) : -1;
 
+		if (pidx >= 0 && !cpu->epc_used[pidx])
+			pidx = -1;
 		if (sgxemu__fsgs_scan_page(e, linaddr, page, pidx >= 0 ?
 			sgx_epc_page(cpu, (size_t)pidx) : NULL) < 0)
 			ret = -ENOMEM;

@@ -131,6 +131,41 @@ TEST(previous_page_leads_the_decode)
 	reset();
 }
 
+/*
+ * A page before that is still a hole (a zero page EADD left unwritten) is
+ * skipped as the lead-in (src/driver/encl.c): its zeros decode as
+ * two-byte ADDs that end at the page boundary, so the page's sites are
+ * those of a decode from its own start. Odd offsets included.
+ */
+TEST(zero_page_before_is_no_lead_in)
+{
+	uint8_t *prev = calloc(1, PAGE), *a = malloc(PAGE), *b = malloc(PAGE);
+	size_t with_prev, alone;
+
+	REQUIRE(prev && a && b);
+	setup();
+	fresh(a);
+	put(a, 0, wrfs_rbx, sizeof(wrfs_rbx));
+	put(a, 7, wrgs_r9, sizeof(wrgs_r9));
+	put(a, 301, movabs, sizeof(movabs));
+	put(a, 1001, wrfs32_eax, sizeof(wrfs32_eax));
+	memcpy(b, a, PAGE);
+	CHECK_EQ(sgxemu__fsgs_scan_page(&encl, LIN + PAGE, a, prev), 3);
+	with_prev = encl.nr_fsgs;
+	reset();
+	setenv("SGXEMU_FSGS_SITES", "1", 1);
+	CHECK_EQ(sgxemu__fsgs_scan_page(&encl, LIN + PAGE, b, NULL), 3);
+	alone = encl.nr_fsgs;
+	CHECK_EQ(with_prev, alone);
+	CHECK(memcmp(a, b, PAGE) == 0);
+	CHECK_EQ(a[0], 0xf0);
+	CHECK_EQ(a[303], 0xf3);
+	free(prev);
+	free(a);
+	free(b);
+	reset();
+}
+
 TEST(off_leaves_pages_as_they_are)
 {
 	uint8_t *page = malloc(PAGE);

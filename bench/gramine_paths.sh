@@ -72,7 +72,7 @@ tracer=none
 command -v perf >/dev/null &&
 	perf stat -x, -o /dev/null -e raw_syscalls:sys_enter true >/dev/null 2>&1 && tracer=perf
 
-# counts MANIFEST PATH N: the ten engine counters, then the host system
+# counts MANIFEST PATH N: the twelve engine counters, then the host system
 # calls of the process tree (-1 without perf).
 counts() {
 	local f=$d/counts s=$d/syscalls c
@@ -121,7 +121,7 @@ echo "floor parts (bench/gramine/floor.c, ns, median of 7): trap $t_trap, ARCH_S
 
 worst=0 worst_path= at= notat= summary=
 declare -A G D
-for p in file pipe getpid clock fault; do
+for p in ${PATHS:-file pipe getpid clock fault}; do
 	m=paths exits=0
 	case $p in
 	file) n=$N_FILE exits=2 what="pwrite + pread of 4 KiB on an allowed host file: 2 OCALLs" ;;
@@ -141,7 +141,7 @@ for p in file pipe getpid clock fault; do
 	echo "== $p: $what"
 	read -r -a c1 < <(counts $m $p $n1)
 	read -r -a c2 < <(counts $m $p $n)
-	if [ "${#c1[@]}" -lt 11 ] || [ "${#c2[@]}" -lt 11 ]; then
+	if [ "${#c1[@]}" -lt 13 ] || [ "${#c2[@]}" -lt 13 ]; then
 		echo "  counts: the run failed"
 		continue
 	fi
@@ -150,9 +150,9 @@ for p in file pipe getpid clock fault; do
 	G[$p]=$g D[$p]=$dir
 	traps=$(gr_per $((c1[0] + c1[1] + c1[2])) $((c2[0] + c2[1] + c2[2])) $dn)
 	sc=n/a
-	[ "${c1[10]}" -ge 0 ] && sc=$(gr_per "${c1[10]}" "${c2[10]}" $dn)
+	[ "${c1[12]}" -ge 0 ] && sc=$(gr_per "${c1[12]}" "${c2[12]}" $dn)
 	echo "  time per op: Gramine $g ns (median of $RUNS; $glo..$ghi), direct $dir ns ($dlo..$dhi): $(f2 "$g" "$dir") x direct"
-	echo "  engine per op: $traps traps: host ENCLU $(gr_per "${c1[0]}" "${c2[0]}" $dn), enclave ENCLU $(gr_per "${c1[1]}" "${c2[1]}" $dn), AEX $(gr_per "${c1[2]}" "${c2[2]}" $dn); trap-free EENTER $(gr_per "${c1[3]}" "${c2[3]}" $dn); signals taken: SIGILL $(gr_per "${c1[4]}" "${c2[4]}" $dn), SIGSEGV $(gr_per "${c1[5]}" "${c2[5]}" $dn), SIGSYS $(gr_per "${c1[6]}" "${c2[6]}" $dn), other $(gr_per "${c1[7]}" "${c2[7]}" $dn); host system calls $sc"
+	echo "  engine per op: $traps traps: host ENCLU $(gr_per "${c1[0]}" "${c2[0]}" $dn), enclave ENCLU $(gr_per "${c1[1]}" "${c2[1]}" $dn), AEX $(gr_per "${c1[2]}" "${c2[2]}" $dn); trap-free EENTER $(gr_per "${c1[3]}" "${c2[3]}" $dn), ERESUME $(gr_per "${c1[11]}" "${c2[11]}" $dn); signals taken: SIGILL $(gr_per "${c1[4]}" "${c2[4]}" $dn), SIGSEGV $(gr_per "${c1[5]}" "${c2[5]}" $dn), SIGSYS $(gr_per "${c1[6]}" "${c2[6]}" $dn), other $(gr_per "${c1[7]}" "${c2[7]}" $dn); host system calls $sc"
 	[ $p = getpid ] && continue
 	floor=$((exits * t_exit + dir))
 	floor_fs=$((exits * t_exit_fs + dir))

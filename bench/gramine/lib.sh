@@ -37,14 +37,15 @@ gr_sign() {
 		--output "$name.manifest.sgx") >"$dir/$name.sign.log" 2>&1
 }
 
-# gr_counts FILE: the first ten engine counters of SGXEMU_TRAP_COUNTS FILE,
-# added over its thread lines (host ENCLU, enclave ENCLU, AEX, trap-free
-# EENTER, SIGILL, SIGSEGV, SIGSYS, other signals, AEX ticks in host mode,
-# AEX ticks that made an AEX).
+# gr_counts FILE: the first twelve engine counters of SGXEMU_TRAP_COUNTS
+# FILE, added over its thread lines (host ENCLU, enclave ENCLU, AEX,
+# trap-free EENTER, SIGILL, SIGSEGV, SIGSYS, other signals, AEX ticks in
+# host mode, AEX ticks that made an AEX, FS/GS base write sites, trap-free
+# ERESUME).
 gr_counts() {
 	od -v -A n -t u8 -w128 "$1" 2>/dev/null |
-		awk '{ for (i = 1; i <= 10; i++) s[i] += $i }
-		     END { for (i = 1; i <= 10; i++) printf "%d ", s[i]; print "" }'
+		awk '{ for (i = 1; i <= 12; i++) s[i] += $i }
+		     END { for (i = 1; i <= 12; i++) printf "%d ", s[i]; print "" }'
 }
 
 # gr_median: "median lowest highest" of the numbers on stdin, one a line.

@@ -241,6 +241,7 @@ static void do_aex(struct sgxemu_tcb *tcb, ucontext_t *uc,
 	ev.maddr = maddr;
 	ev.xsave = fp_area(uc, &size);
 	ev.xsave_size = size;
+	sgxemu__resume_learn(tcb, uc);
 	sgx_aex(sgxemu__cpu(), lp, &ev);
 	tcb->aex_count++;
 	SGXEMU_COUNT(tcb, SGXEMU_C_AEX);
@@ -935,6 +936,59 @@ static bool from_rewritten_site(const greg_t *g)
 }
 
 /*
+ * Enclave mode after a successful EENTER or ERESUME in tcb->lp, written
+ * into @uc (the trap's frame, or the one the fast ERESUME builds as it
+ * would be: resume.c) and @save (which holds the interrupted host bases).
+ */
+void sgxemu__entry_commit(struct sgxemu_tcb *tcb, struct sgxemu_enclave *e,
+			  ucontext_t *uc, struct sgxemu_sigsave *save,
+			  uint32_t leaf, uint64_t next, uint64_t rsp)
+{
+	greg_t *g = uc->uc_mcontext.gregs;
+	struct sgx_lp *lp = &tcb->lp;
+
+	tcb->encl = e;
+	tcb->in_enclave = true;
+	/* Entered from a handler on this alternate stack: its frames stay. */
+	sgxemu__altstack_fit(tcb, uc, rsp);
+	sgxemu__kick_enter(tcb, e);
+	sgxemu__tsc_enter();
+	/* The interrupted host bases, as the stub saved them (the handler
+	 * itself may run on the TCB's recorded ones). */
+	tcb->host_fs = save->fs;
+	tcb->host_gs = sgxemu__host_gs(tcb, save->gs);
+	if (leaf == SGX_EENTER || lp->notify) {
+		/* An AEX notification enters as EENTER does (enclu.h). */
+		g[REG_RAX] = lp->cssa;
+		g[REG_RCX] = next;
+		g[REG_RIP] = lp->rip;
+		g[REG_RSP] = rsp;
+		if (!(lp->tcs->flags & SGX_TCS_DBGOPTIN))
+			g[REG_EFL] &= ~EFL_TF;
+	} else {
+		struct sgx_gprsgx *r = lp->gpr;
+		const uint64_t keep = EFL_ARITH | EFL_DF | EFL_AC | EFL_ID;
+
+		g[REG_RAX] = r->rax; g[REG_RBX] = r->rbx; g[REG_RCX] = r->rcx;
+		g[REG_RDX] = r->rdx; g[REG_RSI] = r->rsi; g[REG_RDI] = r->rdi;
+		g[REG_RSP] = r->rsp; g[REG_RBP] = r->rbp;
+		g[REG_R8] = r->r8;   g[REG_R9] = r->r9;   g[REG_R10] = r->r10;
+		g[REG_R11] = r->r11; g[REG_R12] = r->r12; g[REG_R13] = r->r13;
+		g[REG_R14] = r->r14; g[REG_R15] = r->r15;
+		g[REG_RIP] = r->rip;
+		g[REG_EFL] = (g[REG_EFL] & ~(keep | EFL_TF)) | (r->rflags & keep);
+		fp_load(lp, uc);
+	}
+	sgxemu__xstate_enter_frame(tcb, uc, lp->secs->attributes.xfrm);
+	tcb->enc_fs = lp->fsbase;
+	tcb->enc_gs = lp->gsbase;
+	save->fs = lp->fsbase;
+	save->gs = lp->gsbase;
+	save->selector = SEL_BLOCK;
+	sgxemu__guard_entry(tcb);
+}
+
+/*
  * Host ENCLU[EENTER/ERESUME]. @tcb is NULL on a thread that was never set
  * up: set it up and let the instruction trap again, now on the alternate
  * stack with the stub's full save/restore around us.
@@ -1083,45 +1137,7 @@ bool sgxemu__host_enclu(const struct sgxemu_event *ev, siginfo_t *info,
 		report(SIGSEGV, NULL, uc, v, err, addr, aep);
 		return true;
 	}
-	tcb->encl = e;
-	tcb->in_enclave = true;
-	/* Entered from a handler on this alternate stack: its frames stay. */
-	sgxemu__altstack_fit(tcb, uc, rsp);
-	sgxemu__kick_enter(tcb, e);
-	sgxemu__tsc_enter();
-	/* The interrupted host bases, as the stub saved them (the handler
-	 * itself may run on the TCB's recorded ones). */
-	tcb->host_fs = save->fs;
-	tcb->host_gs = sgxemu__host_gs(tcb, save->gs);
-	if (leaf == SGX_EENTER || lp->notify) {
-		/* An AEX notification enters as EENTER does (enclu.h). */
-		g[REG_RAX] = lp->cssa;
-		g[REG_RCX] = next;
-		g[REG_RIP] = lp->rip;
-		g[REG_RSP] = rsp;
-		if (!(lp->tcs->flags & SGX_TCS_DBGOPTIN))
-			g[REG_EFL] &= ~EFL_TF;
-	} else {
-		struct sgx_gprsgx *r = lp->gpr;
-		const uint64_t keep = EFL_ARITH | EFL_DF | EFL_AC | EFL_ID;
-
-		g[REG_RAX] = r->rax; g[REG_RBX] = r->rbx; g[REG_RCX] = r->rcx;
-		g[REG_RDX] = r->rdx; g[REG_RSI] = r->rsi; g[REG_RDI] = r->rdi;
-		g[REG_RSP] = r->rsp; g[REG_RBP] = r->rbp;
-		g[REG_R8] = r->r8;   g[REG_R9] = r->r9;   g[REG_R10] = r->r10;
-		g[REG_R11] = r->r11; g[REG_R12] = r->r12; g[REG_R13] = r->r13;
-		g[REG_R14] = r->r14; g[REG_R15] = r->r15;
-		g[REG_RIP] = r->rip;
-		g[REG_EFL] = (g[REG_EFL] & ~(keep | EFL_TF)) | (r->rflags & keep);
-		fp_load(lp, uc);
-	}
-	sgxemu__xstate_enter_frame(tcb, uc, lp->secs->attributes.xfrm);
-	tcb->enc_fs = lp->fsbase;
-	tcb->enc_gs = lp->gsbase;
-	save->fs = lp->fsbase;
-	save->gs = lp->gsbase;
-	save->selector = SEL_BLOCK;
-	sgxemu__guard_entry(tcb);
+	sgxemu__entry_commit(tcb, e, uc, save, leaf, next, rsp);
 	/* The program's own ENCLU[EENTER]: enter without a trap next time
 	 * where it can be rewritten (enclu_patch.c). */
 	if (leaf == SGX_EENTER && !trampoline)

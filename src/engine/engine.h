@@ -36,6 +36,7 @@
 #define TCB_FS_HINT	40
 #define TCB_KERN_GS	48
 #define TCB_HANDLER_GS	56
+#define TCB_RESUME_FRAME 72
 
 #define SLOT_SHIFT	18	/* 256 KiB per thread */
 #define SLOT_SIZE	(1 << SLOT_SHIFT)
@@ -199,7 +200,15 @@ struct sgxemu_tcb {
 	 * the mode it returns to only if it differs. */
 	uint64_t handler_gs;
 	uint64_t magic;
+	/* The fast ERESUME's frame for the rt_sigreturn (TCB_RESUME_FRAME,
+	 * resume.c), 0 otherwise. */
+	uint64_t resume_frame;
 	bool     gs_deferred;		/* this handler left GS so */
+	/* What the kernel wrote in this thread's last AEX signal frame and
+	 * a frame of the fast ERESUME repeats: uc_flags, the CS/SS word,
+	 * and the XSAVE image's software bytes (0 magic: none seen yet). */
+	uint64_t frame_uc_flags, frame_csgsfs;
+	uint8_t  frame_fpx_sw[48];
 	/* The fast path's state for a signal inside its commit window. */
 	uint64_t entry_rip, entry_rax, entry_rcx, entry_rsp, entry_rflags;
 	struct sgx_lp lp;		/* the enclave this thread is in */
@@ -283,6 +292,20 @@ void sgxemu__api_enter(struct sgxemu_run *run);
 /* enter.c */
 struct sgxemu_tcb *sgxemu__enter_fast(uint64_t *frame, uint64_t tcs);
 
+/*
+ * resume.c: ERESUME from the fast path, without a trap. @regs holds the
+ * caller's registers at the ENCLU in ucontext order (REG_RAX... as a trap
+ * frame would), @next the return point, @rsp the caller's RSP. NULL: the
+ * trap path's turn (nothing changed).
+ */
+struct sgxemu_tcb *sgxemu__resume_fast(struct sgxemu_tcb *tcb,
+				       struct sgxemu_enclave *e,
+				       const greg_t *regs, uint64_t next,
+				       uint64_t rsp);
+/* Record what the kernel's signal frame @uc holds that a built one must
+ * repeat (at each AEX). */
+void sgxemu__resume_learn(struct sgxemu_tcb *tcb, const ucontext_t *uc);
+
 /* thread.c */
 struct sgxemu_tcb *sgxemu__tcb_self(void);
 /* The errno value of this thread's last failed set-up (ENOMEM, EPERM). */
@@ -321,6 +344,10 @@ void sgxemu__altstack_fit(struct sgxemu_tcb *tcb, ucontext_t *uc,
 /* True when @sp is on @tcb's alternate stack (thread.c). */
 bool sgxemu__on_altstack(const struct sgxemu_tcb *tcb, uint64_t sp);
 bool sgxemu__altstack_fit_live(struct sgxemu_tcb *tcb, uint64_t live_sp);
+/* The alternate stack sgxemu__altstack_fit wants with @live_sp live, in
+ * @ss; false where there is no room for one. */
+bool sgxemu__altstack_for(struct sgxemu_tcb *tcb, uint64_t live_sp,
+			  stack_t *ss);
 /* The TCB whose alternate stack @sp is on (the thread running there). */
 struct sgxemu_tcb *sgxemu__tcb_of_altstack(uint64_t sp);
 uint64_t sgxemu__rdfsbase(void);
@@ -346,6 +373,7 @@ enum sgxemu_count {
 				 * pauses the timer, kick.c) */
 	SGXEMU_C_TICK_AEX,	/* AEX ticks that made an AEX */
 	SGXEMU_C_FSGS_SITE,	/* WRFS/GSBASE done at a trapping site */
+	SGXEMU_C_FAST_ERESUME,	/* host ERESUMEs without a trap */
 	SGXEMU_NR_COUNTS
 };
 #define SGXEMU_COUNT_SLOTS	16	/* counters per line, the rest spare */
@@ -492,6 +520,11 @@ void sgxemu__enclave_signal(int signo, siginfo_t *info, ucontext_t *uc,
 bool sgxemu__host_enclu(const struct sgxemu_event *ev, siginfo_t *info,
 			ucontext_t *uc, struct sgxemu_tcb *tcb,
 			struct sgxemu_sigsave *save);
+/* After a successful EENTER/ERESUME of @e (in tcb->lp): enclave mode in
+ * @uc and @save, for the caller's RSP @rsp and return point @next. */
+void sgxemu__entry_commit(struct sgxemu_tcb *tcb, struct sgxemu_enclave *e,
+			  ucontext_t *uc, struct sgxemu_sigsave *save,
+			  uint32_t leaf, uint64_t next, uint64_t rsp);
 struct sgxemu_fixup_entry {
 	_Atomic uintptr_t aep;
 	uintptr_t fixup;

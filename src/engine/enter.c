@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "engine/engine.h"
 
@@ -21,8 +22,8 @@ _Static_assert(offsetof(struct sgxemu_run, regs) == 32, "run");
 _Static_assert(offsetof(struct sgxemu_run, regs.rflags) == 32 + 128, "run");
 
 /* Slots of the frame entry.S saves (lowest address first). */
-enum { F_RBP, F_R11, F_R10, F_R9, F_R8, F_RDI, F_RSI, F_RDX, F_RCX, F_RAX,
-       F_RFLAGS, F_RET, F_END };
+enum { F_R15, F_R14, F_R13, F_R12, F_RBX, F_RBP, F_R11, F_R10, F_R9, F_R8,
+       F_RDI, F_RSI, F_RDX, F_RCX, F_RAX, F_RFLAGS, F_RET, F_END };
 
 #define EFL_TF 0x100
 
@@ -55,6 +56,23 @@ static struct sgxemu_tcb *tcb_of_caller(struct sgxemu_tcb *tcb, uint64_t rsp)
 	return tcb;
 }
 
+/* The caller's registers at the ENCLU, in a trap frame's order. */
+static struct sgxemu_tcb *resume(struct sgxemu_tcb *tcb,
+				 struct sgxemu_enclave *e, const uint64_t *f,
+				 uint64_t rsp)
+{
+	greg_t g[NGREG];
+
+	memset(g, 0, sizeof(g));
+	g[REG_R8] = f[F_R8];   g[REG_R9] = f[F_R9];   g[REG_R10] = f[F_R10];
+	g[REG_R11] = f[F_R11]; g[REG_R12] = f[F_R12]; g[REG_R13] = f[F_R13];
+	g[REG_R14] = f[F_R14]; g[REG_R15] = f[F_R15]; g[REG_RDI] = f[F_RDI];
+	g[REG_RSI] = f[F_RSI]; g[REG_RBP] = f[F_RBP]; g[REG_RBX] = f[F_RBX];
+	g[REG_RDX] = f[F_RDX]; g[REG_RAX] = f[F_RAX]; g[REG_RCX] = f[F_RCX];
+	g[REG_EFL] = f[F_RFLAGS];
+	return sgxemu__resume_fast(tcb, e, g, f[F_RET], rsp);
+}
+
 struct sgxemu_tcb *sgxemu__enter_fast(uint64_t *f, uint64_t tcs)
 {
 	struct sgxemu_tcb *tcb;
@@ -75,13 +93,16 @@ struct sgxemu_tcb *sgxemu__enter_fast(uint64_t *f, uint64_t tcs)
 	 * enclu_patch.c; vDSO callers are libc threads). */
 	if (sgxemu__enclu_patched_any() && !(tcb = tcb_of_caller(tcb, rsp)))
 		return NULL;
-	/* ERESUME restores a whole frame, XSAVE state included: the
-	 * ucontext of the trap path is the tool for that. */
-	if ((uint32_t)f[F_RAX] != SGX_EENTER)
+	if ((uint32_t)f[F_RAX] != SGX_EENTER &&
+	    (uint32_t)f[F_RAX] != SGX_ERESUME)
 		return NULL;
 	e = sgxemu__encl_find(tcs);
 	if (!e || sgxemu__map_refused(e, tcs))
 		return NULL;
+	/* ERESUME loads a whole context, XSAVE state included: a signal
+	 * frame's rt_sigreturn is the tool for that (resume.c). */
+	if ((uint32_t)f[F_RAX] == SGX_ERESUME)
+		return resume(tcb, e, f, rsp);
 	/* Called from a handler on this thread's alternate stack: its
 	 * frames stay out of the way of the signal frames enclave mode
 	 * takes there, as on the trap path (sgxemu__altstack_fit). */

@@ -48,11 +48,16 @@
  * that cannot be set up — takes the slow path, a real ENCLU that traps
  * into the SIGILL handler, which has a ucontext to work with).
  *
- * The saved frame (struct sgxemu_entry_frame, lowest address first):
- *   rbp r11 r10 r9 r8 rdi rsi rdx rcx(AEP) rax(leaf) rflags R
- * On success the C half rewrote three slots: rcx := R (the enclave's
- * RCX), rax := CSSA, R := OENTRY, so that the last instructions are a few
- * pops and a `ret` into the enclave with RSP back at the caller's value.
+ * The saved frame (lowest address first; enter.c names its slots):
+ *   r15 r14 r13 r12 rbx rbp r11 r10 r9 r8 rdi rsi rdx rcx(AEP) rax(leaf)
+ *   rflags R
+ * (the callee-saved registers too, so that the C half sees every register
+ * the ENCLU would have: an ERESUME builds its trap frame from them).
+ * On success the C half of an EENTER rewrote three slots: rcx := R (the
+ * enclave's RCX), rax := CSSA, R := OENTRY, so that the last instructions
+ * are a few pops and a `ret` into the enclave with RSP back at the
+ * caller's value. An ERESUME's C half leaves TCB_RESUME_FRAME set: the
+ * frame an rt_sigreturn loads (resume.c), at .Lresume below.
  */
 	.globl	sgxemu_enclu_entry
 	.type	sgxemu_enclu_entry, @function
@@ -70,6 +75,11 @@ sgxemu__enclu_entry_local:
 	push	%r10
 	push	%r11
 	push	%rbp
+	push	%rbx
+	push	%r12
+	push	%r13
+	push	%r14
+	push	%r15
 	mov	%rsp, %rbp
 	and	$-16, %rsp		/* the C ABI wants an aligned stack */
 	cld				/* ... and DF clear; popfq restores it */
@@ -123,7 +133,7 @@ sgxemu__switch_start:
 	je	16f
 	wrfsbase %rsi
 16:	mov	%rdx, %rax
-1:	mov	%rbp, %rsp
+1:	lea	40(%rbp), %rsp		/* past r15..rbx: unchanged */
 	pop	%rbp
 	pop	%r11
 	pop	%r10
@@ -134,6 +144,8 @@ sgxemu__switch_start:
 	pop	%rdx
 	test	%rax, %rax
 	jz	.Lslow
+	cmpq	$0, TCB_RESUME_FRAME(%rax)	/* popfq restores flags */
+	jne	.Lresume
 	/*
 	 * Commit. Once the selector says BLOCK this thread is in enclave
 	 * mode as far as the signal handlers are concerned; a signal that
@@ -176,6 +188,29 @@ sgxemu__commit_end:
 sgxemu__enclu_trap:
 	ENCLU
 	ud2				/* never resumed here */
+
+	/*
+	 * ERESUME without a trap: the C half has done the leaf on a frame
+	 * it built as the trap's would be (resume.c), at the top of this
+	 * thread's alternate stack, with every asynchronous signal blocked
+	 * until the rt_sigreturn, which loads the enclave's registers, its
+	 * XSAVE state and the caller's signal mask at once. So nothing can
+	 * see the thread between here and the enclave: no roll forward as
+	 * for EENTER's commit. The bases are loaded already without
+	 * FSGSBASE (above); with it, here. The restorer's rt_sigreturn is
+	 * exempt from syscall user dispatch, as for the handlers.
+	 */
+.Lresume:
+	mov	TCB_RESUME_FRAME(%rax), %rsp
+	movq	$0, TCB_RESUME_FRAME(%rax)
+	cmpb	$0, sgxemu__have_fsgsbase(%rip)
+	je	1f
+	mov	TCB_ENC_FS(%rax), %rcx
+	wrfsbase %rcx
+	mov	TCB_ENC_GS(%rax), %rcx
+	wrgsbase %rcx
+1:	movb	$SEL_BLOCK, TCB_SELECTOR(%rax)
+	jmp	sgxemu__restorer
 	.size	sgxemu_enclu_entry, . - sgxemu_enclu_entry
 
 /*

@@ -45,6 +45,8 @@ _Static_assert(offsetof(struct sgxemu_tcb, enc_fs) == TCB_ENC_FS, "tcb");
 _Static_assert(offsetof(struct sgxemu_tcb, enc_gs) == TCB_ENC_GS, "tcb");
 _Static_assert(offsetof(struct sgxemu_tcb, fs_hint) == TCB_FS_HINT, "tcb");
 _Static_assert(offsetof(struct sgxemu_tcb, kern_gs) == TCB_KERN_GS, "tcb");
+_Static_assert(offsetof(struct sgxemu_tcb, resume_frame) == TCB_RESUME_FRAME,
+	       "tcb");
 _Static_assert(offsetof(struct sgxemu_tcb, handler_gs) == TCB_HANDLER_GS, "tcb");
 _Static_assert(sizeof(struct sgxemu_tcb) <= 4096, "tcb fits its page");
 
@@ -472,6 +474,12 @@ static bool fit_below(struct sgxemu_tcb *tcb, uint64_t live_sp, stack_t *ss)
 	ss->ss_size = top - lo;
 	ss->ss_flags = 0;
 	return true;
+}
+
+bool sgxemu__altstack_for(struct sgxemu_tcb *tcb, uint64_t live_sp,
+			  stack_t *ss)
+{
+	return fit_below(tcb, live_sp, ss);
 }
 
 void sgxemu__altstack_fit(struct sgxemu_tcb *tcb, ucontext_t *uc,

@@ -1440,3 +1440,97 @@ TEST(sigaltstack_passes_through_before_entry)
 	pthread_join(t, &r);
 	CHECK(r == NULL);
 }
+
+/*
+ * ERESUME through the entry (the API's AEP, as the vDSO's) takes no trap
+ * (resume.c): the enclave's XMM registers, as its handler left them in
+ * the SSA, survive host SSE work in between; the caller's signal mask
+ * and the kernel's alternate stack are as they were after the resume and
+ * the enclave's exit; a signal sent while the enclave runs after it still
+ * interrupts it (an AEX tick).
+ */
+TEST(eresume_takes_no_trap)
+{
+	struct sgxemu_enclave *e;
+	struct sgxemu_run run;
+	uint64_t base, tcs, seed = 0x1234abcd5678ef01ULL, traps, fast;
+	sigset_t usr2, before, after;
+	stack_t ss0, ss1;
+
+	LOAD(e, base);
+	tcs = base + L_TCS0;
+	REQUIRE_EQ(tu_call(&run, tcs, CMD_XMM, seed, 0, 0), 0);
+	REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EXCEPTION);
+	REQUIRE_EQ(tu_call(&run, tcs, 0, 2, 0, 0), 0);
+	REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EEXIT);
+	{
+		volatile double d = 2.5;
+
+		for (int i = 0; i < 100; i++)
+			d = d * 1.001 + 0.25;
+		CHECK(d > 0);
+	}
+	sigemptyset(&usr2);
+	sigaddset(&usr2, SIGUSR2);
+	REQUIRE_EQ(pthread_sigmask(SIG_BLOCK, &usr2, &before), 0);
+	REQUIRE_EQ(pthread_sigmask(SIG_BLOCK, NULL, &before), 0);
+	REQUIRE_EQ(syscall(SYS_sigaltstack, NULL, &ss0), 0);
+	traps = sgxemu__count_total(SGXEMU_C_HOST_ENCLU);
+	fast = sgxemu__count_total(SGXEMU_C_FAST_ERESUME);
+	REQUIRE_EQ(tu_resume(&run, tcs), 0);
+	CHECK_EQ(sgxemu__count_total(SGXEMU_C_HOST_ENCLU) - traps, 0);
+	CHECK_EQ(sgxemu__count_total(SGXEMU_C_FAST_ERESUME) - fast, 1);
+	REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EEXIT);
+	CHECK_EQ(run.regs.rdx, 0);			/* XMM mismatches */
+	CHECK_EQ(run.regs.rsi, seed ^ (4 * 0x0101010101010101ULL));
+	REQUIRE_EQ(pthread_sigmask(SIG_BLOCK, NULL, &after), 0);
+	for (int s = 1; s < 64; s++)
+		if (sigismember(&before, s) != sigismember(&after, s))
+			CHECK_EQ(s, 0);			/* the mask changed */
+	CHECK_EQ(syscall(SYS_sigaltstack, NULL, &ss1), 0);
+	CHECK(ss1.ss_sp == ss0.ss_sp && ss1.ss_size == ss0.ss_size);
+	REQUIRE_EQ(pthread_sigmask(SIG_UNBLOCK, &usr2, NULL), 0);
+	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
+}
+
+/*
+ * Many ERESUMEs of a computation the program's signals interrupt, each
+ * through the fast path: every AEX's ERESUME is one without a trap, and
+ * the result is the uninterrupted run's (no register lost).
+ */
+TEST(signalled_loop_resumes_without_traps)
+{
+	struct sgxemu_enclave *e;
+	struct sgxemu_run run;
+	struct sigaction sa;
+	pthread_t k;
+	uint64_t base, n = 100ULL * 1000 * 1000, aex, fast, traps;
+
+	LOAD(e, base);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_usr1;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	REQUIRE_EQ(sgxemu_sigaction(SIGUSR1, &sa, NULL), 0);
+	target_thread = pthread_self();
+	kicker_stop = 0;
+	aex = sgxemu_thread_aex_count();
+	fast = sgxemu__count_total(SGXEMU_C_FAST_ERESUME);
+	traps = sgxemu__count_total(SGXEMU_C_HOST_ENCLU);
+	REQUIRE_EQ(pthread_create(&k, NULL, kicker, NULL), 0);
+	REQUIRE_EQ(tu_call(&run, base + L_TCS1, CMD_LOOP, n, 0, 7), 0);
+	kicker_stop = 1;
+	pthread_join(k, NULL);
+	aex = sgxemu_thread_aex_count() - aex;
+	fast = sgxemu__count_total(SGXEMU_C_FAST_ERESUME) - fast;
+	traps = sgxemu__count_total(SGXEMU_C_HOST_ENCLU) - traps;
+	printf("# %llu AEX, %llu fast ERESUMEs, %llu host ENCLU traps\n",
+	       (unsigned long long)aex, (unsigned long long)fast,
+	       (unsigned long long)traps);
+	REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EEXIT);
+	CHECK_EQ(run.regs.rdx, lcg(7, n));
+	CHECK(aex > 0);
+	/* Each AEX records the frame its ERESUME repeats: all fast. */
+	CHECK_EQ(fast, aex);
+	CHECK_EQ(traps, 0);
+	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
+}

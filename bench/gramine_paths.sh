@@ -22,9 +22,10 @@
 # ratio; the engine's traps and signals per op (SGXEMU_TRAP_COUNTS, as the
 # difference between a short and a long run so start-up cancels out) and
 # the host system calls per op (perf stat, where perf works); a floor:
-# the exits the op needs x (one trap + the base writes the host needs:
-# FS and GS, each at the exit and at the entry back, where the kernel
-# lacks FSGSBASE, as bench/gramine_ocall.sh, from bench/gramine/floor.c)
+# the traps the op needs (each enclave ENCLU and exception) + its changes
+# of mode x the base writes the host needs at each (an FS and a GS write
+# where the kernel lacks FSGSBASE, as bench/gramine_ocall.sh; the parts
+# from bench/gramine/floor.c, measured again right before each path)
 # + the direct op, and the ratio to it (also printed against FS writes
 # alone); the clock, which needs no exit, against Gramine's in-enclave
 # system call path (the getpid reference) + the direct call. A path is at
@@ -107,38 +108,45 @@ f2() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 echo "gramine_paths: load average before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; runs $RUNS; system calls counted by $tracer"
 fsgs=$("$CLI" info 2>/dev/null | sed -n 's/^FSGSBASE: *//p')
 echo "FSGSBASE: ${fsgs:-unknown}; $("$CLI" info 2>/dev/null | grep '^RDTSC in enclave:')"
-read -r t_trap t_fs t_gs t_tid t_yield < <("$d/floor" 20000 | awk '{ printf "%s ", $2 } END { print "" }')
-# The base writes the host needs per exit: none where the kernel has
-# FSGSBASE and the engine uses it; otherwise FS at the exit and at the
-# entry back, and GS too: Gramine's enclave keeps its TCB in GS (the TCS's
-# OGSBASE) and its host side its own in GS (the loader's), so both bases
-# differ between the two modes and each change is an arch_prctl here.
-fs_writes=2
-[ "${fsgs%% *}" = kernel ] && fs_writes=0
-t_exit_fs=$((t_trap + fs_writes * t_fs))
-t_exit=$((t_exit_fs + fs_writes * t_gs))
-echo "floor parts (bench/gramine/floor.c, ns, median of 7): trap $t_trap, ARCH_SET_FS $t_fs, ARCH_SET_GS $t_gs; per exit: trap + $fs_writes FS writes = $t_exit_fs ns, + $fs_writes GS writes = $t_exit ns"
+# The floor of a path: the traps it needs (each enclave ENCLU and each
+# exception is one: the instruction faults in user mode) and, per change
+# of mode (exit, AEX, entry, resume), the base writes the host needs:
+# none where the kernel has FSGSBASE and the engine uses it; otherwise an
+# FS and a GS write, each an arch_prctl: Gramine's enclave keeps its TCB
+# in GS (the TCS's OGSBASE) and its host side its own in GS (the
+# loader's), so both bases differ between the two modes. The parts are
+# measured again right before each path (floor_parts), so that the floor
+# and the loop it is put against see the same host.
+bases=1
+[ "${fsgs%% *}" = kernel ] && bases=0
+floor_parts() {
+	read -r t_trap t_fs t_gs t_tid t_yield < <("$d/floor" 20000 | awk '{ printf "%s ", $2 } END { print "" }')
+	t_mode_fs=$((bases * t_fs)) t_mode=$((bases * (t_fs + t_gs)))
+}
 
 worst=0 worst_path= at= notat= summary=
 declare -A G D
 for p in ${PATHS:-file pipe getpid clock fault}; do
-	m=paths exits=0
+	# exits: the traps the op needs on its critical path; modes: its
+	# changes of mode there; need: the traps it needs in all.
+	m=paths exits=0 modes=0 need=
 	case $p in
-	file) n=$N_FILE exits=2 what="pwrite + pread of 4 KiB on an allowed host file: 2 OCALLs" ;;
-	pipe) n=$N_PIPE exits=6 what="one-byte round trip between two threads over two pipes: 6 OCALLs (a write and two reads per TLS record, two records)" ;;
+	file) n=$N_FILE exits=2 modes=4 what="pwrite + pread of 4 KiB on an allowed host file: 2 OCALLs (2 EEXIT traps, 4 changes of mode)" ;;
+	pipe) n=$N_PIPE exits=4 modes=8 need=6 what="one-byte round trip between two threads over two pipes: 6 OCALLs (a write and two reads per TLS record, two records: 6 EEXIT traps, 12 changes of mode); on the critical path 4 traps and 8 changes of mode (each message's write exit, the reader's return from its blocked read, its body read, ...; each thread's next header read overlaps the other's work, on 2 CPUs)" ;;
 	clock) n=$N_CLOCK what="clock_gettime(CLOCK_MONOTONIC), served inside from RDTSC: no exit" ;;
-	fault) n=$N_FAULT m=paths_edmm exits=3 what="first write to a fresh MAP_NORESERVE page under EDMM: 3 traps (the #PF's AEX, EACCEPT, EEXIT)" ;;
+	fault) n=$N_FAULT m=paths_edmm exits=3 modes=4 what="first write to a fresh MAP_NORESERVE page under EDMM: 3 traps (the #PF's AEX, the handler's EEXIT, EACCEPT) and 4 changes of mode (AEX, the handler's EENTER and EEXIT, ERESUME)" ;;
 	getpid) n=$N_GETPID what="(reference, not judged) getpid, answered by Gramine's LibOS inside: no exit" ;;
 	esac
 	case $p in
 	file) note="each OCALL's EEXIT traps, its EENTER takes the fast entry; the rest is Gramine's OCALL marshalling (4 KiB copied out and back through untrusted memory) and this host's noise" ;;
 	pipe) note="the echo thread is one Gramine's loader makes by raw clone() on its creator's TLS: after its first entry it takes the fast entry too (its TCB by its alternate stack), so the 6 OCALLs are 6 traps; the two threads' traps partly overlap on 2 CPUs" ;;
 	clock) note="no exit and no trap: Gramine's LibOS system call path and its RDTSC clock, enclave code at native speed; see the in-enclave floor below" ;;
-	fault) note="SIGSEGV: one, the EAUG and then at once the #PF's AEX (the pending page would only fault again); Gramine's host handler's EENTER takes the fast entry (on the alternate stack, which it fits below the handler's frames: one sigaltstack); enclave ENCLU: the exception handler's EEXIT, then the EACCEPT after the ERESUME; host ENCLU: the ERESUME (always a trap, the one above the floor)" ;;
+	fault) note="SIGSEGV: one, the EAUG and then at once the #PF's AEX (the pending page would only fault again); Gramine's host handler's EENTER takes the fast entry (on the alternate stack, which it fits below the handler's frames: one sigaltstack); enclave ENCLU: the exception handler's EEXIT, then the EACCEPT after the ERESUME; the ERESUME at Gramine's AEP takes the fast entry once the AEP is rewritten (its lock incq moved into the trampoline): an rt_sigreturn, no trap" ;;
 	*) note= ;;
 	esac
 	n1=$((n / 3 > 0 ? n / 3 : 1)) dn=$((n - n1))
 	echo "== $p: $what"
+	[ $p = getpid ] || floor_parts
 	read -r -a c1 < <(counts $m $p $n1)
 	read -r -a c2 < <(counts $m $p $n)
 	if [ "${#c1[@]}" -lt 13 ] || [ "${#c2[@]}" -lt 13 ]; then
@@ -154,22 +162,23 @@ for p in ${PATHS:-file pipe getpid clock fault}; do
 	echo "  time per op: Gramine $g ns (median of $RUNS; $glo..$ghi), direct $dir ns ($dlo..$dhi): $(f2 "$g" "$dir") x direct"
 	echo "  engine per op: $traps traps: host ENCLU $(gr_per "${c1[0]}" "${c2[0]}" $dn), enclave ENCLU $(gr_per "${c1[1]}" "${c2[1]}" $dn), AEX $(gr_per "${c1[2]}" "${c2[2]}" $dn); trap-free EENTER $(gr_per "${c1[3]}" "${c2[3]}" $dn), ERESUME $(gr_per "${c1[11]}" "${c2[11]}" $dn); signals taken: SIGILL $(gr_per "${c1[4]}" "${c2[4]}" $dn), SIGSEGV $(gr_per "${c1[5]}" "${c2[5]}" $dn), SIGSYS $(gr_per "${c1[6]}" "${c2[6]}" $dn), other $(gr_per "${c1[7]}" "${c2[7]}" $dn); host system calls $sc"
 	[ $p = getpid ] && continue
-	floor=$((exits * t_exit + dir))
-	floor_fs=$((exits * t_exit_fs + dir))
+	floor=$((exits * t_trap + modes * t_mode + dir))
+	floor_fs=$((exits * t_trap + modes * t_mode_fs + dir))
 	r=$(f2 "$g" $floor)
 	# The clock has no exit: its floor is Gramine's own system call path
 	# (the getpid reference, run before it) with the direct call.
 	[ $p = clock ] && [ -n "${G[getpid]:-}" ] && floor=$((G[getpid] + dir)) floor_fs=$floor r=$(f2 "$g" $floor)
-	extra=$(awk -v t="$traps" -v e=$exits 'BEGIN { x = t - e; printf "%.2f", (x > 0 ? x : 0) }')
-	rest=$(awk -v g="$g" -v f=$floor -v x="$extra" -v te=$t_exit 'BEGIN { r = g - f - x * te; printf "%d", (r > 0 ? r : 0) }')
+	need=${need:-$exits}
+	extra=$(awk -v t="$traps" -v e=$need 'BEGIN { x = t - e; printf "%.2f", (x > 0 ? x : 0) }')
+	rest=$(awk -v g="$g" -v f=$floor -v x="$extra" -v te=$t_trap 'BEGIN { r = g - f - x * te; printf "%d", (r > 0 ? r : 0) }')
 	verdict="not at its floor (goal <= 1.3)"
 	awk -v r="$r" 'BEGIN { exit !(r <= 1.3) }' && verdict="at its floor (<= 1.3)"
 	if [ $p = clock ] && [ -n "${G[getpid]:-}" ]; then
 		echo "  floor: no exit; Gramine's in-enclave system call path (getpid reference ${G[getpid]} ns) + direct $dir = $floor ns; ratio $r: $verdict (against the bare direct call: $(f2 "$g" "$dir"))"
 	else
-		echo "  floor: $exits exits x $t_exit (trap and the FS and GS writes) + direct $dir = $floor ns; ratio $r: $verdict (FS writes alone, $floor_fs ns: $(f2 "$g" $floor_fs))"
+		echo "  floor (parts just measured: trap $t_trap, ARCH_SET_FS $t_fs, ARCH_SET_GS $t_gs ns): $exits traps + $modes changes of mode$([ "$need" != "$exits" ] && echo " on the critical path") x $t_mode (an FS and a GS write) + direct $dir = $floor ns; ratio $r: $verdict (FS writes alone, $floor_fs ns: $(f2 "$g" $floor_fs))"
 	fi
-	echo "  beyond the floor: $extra traps more than the $exits needed (~$(awk -v x="$extra" -v te=$t_exit 'BEGIN { printf "%d", x * te }') ns at $t_exit each), $rest ns else"
+	echo "  beyond the floor: $extra traps more than the $need needed (~$(awk -v x="$extra" -v te=$t_trap 'BEGIN { printf "%d", x * te }') ns at $t_trap each), $rest ns else"
 	echo "  where: $note"
 	summary="$summary$(printf '\n  %-6s %10s %10s %8s %6s %8s %10s %8s  %s' $p "$g" "$dir" "$(f2 "$g" "$dir")" $exits "$traps" $floor "$r" "${verdict%% (*}")"
 	if awk -v r="$r" 'BEGIN { exit !(r <= 1.3) }'; then at="$at $p"; else notat="$notat $p"; fi
@@ -181,7 +190,7 @@ if [ -n "${G[clock]:-}" ] && [ -n "${G[getpid]:-}" ]; then
 	fi_floor=$((G[getpid] + D[clock]))
 	echo "clock against its in-enclave floor (Gramine's system call path, the getpid reference $((G[getpid])) ns, + the direct clock_gettime ${D[clock]} ns = $fi_floor ns): ratio $(f2 "${G[clock]}" $fi_floor); no trap per op, so no engine work to remove"
 fi
-echo "summary (ns per op; exits = those the op needs; traps = the engine's, measured):"
+echo "summary (ns per op; exits = the traps the op needs; traps = the engine's, measured):"
 printf '  %-6s %10s %10s %8s %6s %8s %10s %8s  %s' path gramine direct x_direct exits traps floor x_floor verdict
 echo "$summary"
 echo "at their floor (ratio to floor <= 1.3):${at:- none}; not at their floor:${notat:- none}"

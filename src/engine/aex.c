@@ -998,7 +998,7 @@ bool sgxemu__host_enclu(const struct sgxemu_event *ev, siginfo_t *info,
 			struct sgxemu_sigsave *save)
 {
 	greg_t *g = uc->uc_mcontext.gregs;
-	uint64_t rip = g[REG_RIP], rsp, next, tcs, aep;
+	uint64_t rip = g[REG_RIP], rsp, next, tcs, aep, last_aep;
 	bool trampoline = rip == (uint64_t)(uintptr_t)sgxemu__enclu_trap;
 	struct sgxemu_enclave *e;
 	struct sgx_lp *lp;
@@ -1093,6 +1093,9 @@ bool sgxemu__host_enclu(const struct sgxemu_event *ev, siginfo_t *info,
 		report_sigbus(uc, X86_PF_USER, tcs & ~(SGX_PAGE_SIZE - 1), aep);
 		return true;
 	}
+	/* Where this thread's last AEX went (its AEP), before ERESUME
+	 * takes the new one from RCX. */
+	last_aep = lp->aep;
 	for (int tries = 0;; tries++) {
 		if (leaf == SGX_EENTER)
 			ret = sgx_eenter(sgxemu__cpu(), e ? e->ctl : NULL, tcs,
@@ -1138,9 +1141,12 @@ bool sgxemu__host_enclu(const struct sgxemu_event *ev, siginfo_t *info,
 		return true;
 	}
 	sgxemu__entry_commit(tcb, e, uc, save, leaf, next, rsp);
-	/* The program's own ENCLU[EENTER]: enter without a trap next time
-	 * where it can be rewritten (enclu_patch.c). */
+	/* The program's own ENCLU: enter or resume without a trap next
+	 * time where it can be rewritten (enclu_patch.c). */
 	if (leaf == SGX_EENTER && !trampoline)
 		sgxemu__enclu_patch(rip);
+	else if (leaf == SGX_ERESUME && !trampoline && aep == last_aep)
+		/* From the AEP the AEX went to (RCX unchanged there). */
+		sgxemu__enclu_patch_resume(rip, aep);
 	return true;
 }

@@ -40,8 +40,22 @@
  * stack (sgxemu__tcb_by_altstack).
  * SGXEMU_ENCLU_PATCH=0 turns it off.
  *
+ * ERESUME sites too (sgxemu__enclu_patch_resume): a runtime's AEP is
+ * code of its own that ends in ENCLU (Gramine's: `lock incq
+ * %gs:AEX_COUNT; enclu`, RAX = ERESUME from the AEX), with no mov of the
+ * leaf to replace. There the instructions from the AEP (the thread's RCX
+ * at the trap) to the ENCLU move into the trampoline, which runs them and
+ * then enters as above; the AEP becomes `jmp trampoline`, the bytes up to
+ * the ENCLU nops, and the ENCLU stays. Only where those instructions can
+ * run anywhere (no RIP-relative operand, no branch, call, return or
+ * system call: checked by decoding them) and span at least the 5 bytes
+ * of the jump, in one page; code that jumps to the ENCLU itself still
+ * traps, past the moved instructions as before. An AEP that is the ENCLU
+ * (the vDSO's, the API's) has nothing to move and needs none of this: it
+ * is the entry's own.
+ *
  * Async-signal-safe: runs in the ENCLU trap's handler; system calls and
- * lock-free updates only, errno kept.
+ * lock-free updates only (Zydis decodes without allocating), errno kept.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -51,9 +65,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <Zydis/Zydis.h>
+
 #include "engine/engine.h"
 
 #define MAX_SITES	16
+/* The most bytes of an AEP's instructions moved into a trampoline. */
+#define MAX_MOVED	32
 
 static _Atomic uintptr_t sites[MAX_SITES];	/* patched or refused */
 static _Atomic uintptr_t patched[MAX_SITES];
@@ -173,14 +191,66 @@ static bool write_code(uint8_t *dst, const uint8_t *src, size_t n)
 static const uint8_t mov_rax[7] = { 0x48, 0xc7, 0xc0, 0x02, 0, 0, 0 };
 static const uint8_t mov_eax[5] = { 0xb8, 0x02, 0, 0, 0 };
 
+/*
+ * Map a trampoline near @site holding @lead (@n bytes), then `pushq ret;
+ * jmp *entry` with ret = @ret, and make @site (@len bytes, in one page)
+ * a jump to it followed by nops. False: nothing changed.
+ */
+static bool install(uintptr_t site, size_t len, const uint8_t *lead,
+		    size_t n, uint64_t ret)
+{
+	uint64_t entry = (uintptr_t)sgxemu_enclu_entry;
+	uint8_t jmp[MAX_MOVED + 3], code[MAX_MOVED + 28];
+	intptr_t rel;
+	uint8_t *t;
+
+	if (len < 5 || len > sizeof(jmp) || n > MAX_MOVED ||
+	    !(t = map_near(site)))
+		return false;
+	/* lead; pushq 6(%rip); jmp *8(%rip); ret; entry */
+	memcpy(code, lead, n);
+	memcpy(code + n, "\xff\x35\x06\x00\x00\x00", 6);
+	memcpy(code + n + 6, "\xff\x25\x08\x00\x00\x00", 6);
+	memcpy(code + n + 12, &ret, 8);
+	memcpy(code + n + 20, &entry, 8);
+	memcpy(t, code, n + 28);
+	if (mprotect(t, 4096, PROT_READ | PROT_EXEC)) {
+		munmap(t, 4096);
+		return false;
+	}
+	rel = (intptr_t)t - (intptr_t)(site + 5);
+	jmp[0] = 0xe9;
+	memcpy(jmp + 1, &(int32_t){ (int32_t)rel }, 4);
+	memset(jmp + 5, 0x90, len - 5);
+	if (len == 7) {
+		jmp[5] = 0x66;		/* 66 90: a 2-byte nop */
+		jmp[6] = 0x90;
+	}
+	if (!write_code((uint8_t *)site, jmp, len)) {
+		munmap(t, 4096);
+		return false;
+	}
+	return true;
+}
+
+/* Only while the program has one thread (see above). */
+static bool single_threaded(const char *what)
+{
+	if (nr_threads() == 1 + sgxemu__platform_threads())
+		return true;
+	if (sgxemu__platform.debug) {
+		sgxemu__write_str("sgxemu: host ENCLU[");
+		sgxemu__write_str(what);
+		sgxemu__write_str("] site not rewritten: the process has "
+				  "threads already\n");
+	}
+	return false;
+}
+
 void sgxemu__enclu_patch(uintptr_t enclu)
 {
 	const uint8_t *p = (const uint8_t *)enclu;
-	uint8_t jmp[7], code[40];
 	size_t len;
-	uint8_t *t;
-	intptr_t rel;
-	uint64_t ret = enclu + 3, entry = (uintptr_t)sgxemu_enclu_entry;
 	int saved = errno;
 
 	if (!enabled || (enclu & 4095) < sizeof(mov_rax) || !claim(enclu))
@@ -191,40 +261,77 @@ void sgxemu__enclu_patch(uintptr_t enclu)
 		len = 5;
 	else
 		goto out;
-	if (nr_threads() != 1 + sgxemu__platform_threads()) {
-		if (sgxemu__platform.debug)
-			sgxemu__write_str("sgxemu: host ENCLU[EENTER] site "
-					  "not rewritten: the process has "
-					  "threads already\n");
+	if (!single_threaded("EENTER") ||
+	    !install(enclu - len, len, mov_eax, 5, enclu + 3))
 		goto out;
-	}
-	if (!(t = map_near(enclu)))
-		goto out;
-	/* mov $2,%eax; pushq 11(%rip); jmp *13(%rip); ret; entry */
-	memcpy(code, mov_eax, 5);
-	memcpy(code + 5, "\xff\x35\x06\x00\x00\x00", 6);
-	memcpy(code + 11, "\xff\x25\x08\x00\x00\x00", 6);
-	memcpy(code + 17, &ret, 8);
-	memcpy(code + 25, &entry, 8);
-	memcpy(t, code, 33);
-	if (mprotect(t, 4096, PROT_READ | PROT_EXEC)) {
-		munmap(t, 4096);
-		goto out;
-	}
-	rel = (intptr_t)t - (intptr_t)(enclu - len + 5);
-	jmp[0] = 0xe9;
-	memcpy(jmp + 1, &(int32_t){ (int32_t)rel }, 4);
-	jmp[5] = 0x66;			/* 66 90: a 2-byte nop */
-	jmp[6] = 0x90;
-	if (!write_code((uint8_t *)(enclu - len), jmp, len)) {
-		munmap(t, 4096);
-		goto out;
-	}
 	patched[atomic_fetch_add(&nr_patched, 1)] = enclu;
 	if (sgxemu__platform.debug) {
 		sgxemu__write_str("sgxemu: host ENCLU[EENTER] at ");
 		sgxemu__write_hex(enclu);
 		sgxemu__write_str(" now enters without a trap\n");
+	}
+out:
+	errno = saved;
+}
+
+/*
+ * Whether the @n bytes at @p are whole instructions that run the same at
+ * any address: no RIP-relative operand, no control transfer.
+ */
+static bool movable(const uint8_t *p, size_t n)
+{
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	ZydisDecodedInstruction insn;
+	ZydisDecoder dec;
+	size_t off = 0;
+
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
+			 ZYDIS_STACK_WIDTH_64);
+	while (off < n) {
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, p + off, n - off,
+							 &insn, ops)) ||
+		    (insn.attributes & ZYDIS_ATTRIB_IS_RELATIVE))
+			return false;
+		switch (insn.meta.category) {
+		case ZYDIS_CATEGORY_CALL:
+		case ZYDIS_CATEGORY_COND_BR:
+		case ZYDIS_CATEGORY_UNCOND_BR:
+		case ZYDIS_CATEGORY_RET:
+		case ZYDIS_CATEGORY_SYSCALL:
+		case ZYDIS_CATEGORY_INTERRUPT:
+		case ZYDIS_CATEGORY_SYSTEM:
+			return false;
+		default:
+			break;
+		}
+		for (unsigned i = 0; i < insn.operand_count; i++)
+			if (ops[i].type == ZYDIS_OPERAND_TYPE_MEMORY &&
+			    ops[i].mem.base == ZYDIS_REGISTER_RIP)
+				return false;
+		off += insn.length;
+	}
+	return off == n;
+}
+
+void sgxemu__enclu_patch_resume(uintptr_t enclu, uintptr_t aep)
+{
+	size_t n = enclu - aep;
+	int saved = errno;
+
+	if (!enabled || aep > enclu || n < 5 || n > MAX_MOVED ||
+	    (aep & ~(uintptr_t)4095) != ((enclu - 1) & ~(uintptr_t)4095) ||
+	    !claim(enclu))
+		goto out;
+	if (!movable((const uint8_t *)aep, n) || !single_threaded("ERESUME") ||
+	    !install(aep, n, (const uint8_t *)aep, n, enclu + 3))
+		goto out;
+	patched[atomic_fetch_add(&nr_patched, 1)] = enclu;
+	if (sgxemu__platform.debug) {
+		sgxemu__write_str("sgxemu: host ENCLU[ERESUME] at ");
+		sgxemu__write_hex(enclu);
+		sgxemu__write_str(" (AEP ");
+		sgxemu__write_hex(aep);
+		sgxemu__write_str(") now resumes without a trap\n");
 	}
 out:
 	errno = saved;

@@ -397,6 +397,9 @@ enum sgxemu_count sgxemu__count_of_signal(int signo);
 /* enclu_patch.c: host ENCLU[EENTER] sites rewritten to the fast entry. */
 void sgxemu__enclu_patch_init(void);
 void sgxemu__enclu_patch(uintptr_t enclu);
+/* The same for an ERESUME site: the AEP's instructions up to @enclu move
+ * into the trampoline. */
+void sgxemu__enclu_patch_resume(uintptr_t enclu, uintptr_t aep);
 bool sgxemu__enclu_patched_any(void);
 /* Where a fault of the fast entry's ENCLU is seen: at the program's own
  * ENCLU when @next follows a rewritten site (as without the rewrite),

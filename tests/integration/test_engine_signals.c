@@ -1534,3 +1534,113 @@ TEST(signalled_loop_resumes_without_traps)
 	CHECK_EQ(traps, 0);
 	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
 }
+
+/*
+ * A host AEP as Gramine's loader has it: an instruction of its own (its
+ * AEX counter: here `lock incq (%rsp)`, URSP's slot), then ENCLU with
+ * RAX = ERESUME from the AEX. CMD_LOOP of @n steps from @seed in TCS
+ * @tcs_addr by a host ENCLU[EENTER]; the AEP's count in @aeps.
+ */
+__attribute__((noinline)) static uint64_t aep_site_loop(uint64_t tcs_addr,
+							uint64_t n,
+							uint64_t seed,
+							uint64_t *aeps)
+{
+	register uint64_t tcs asm("r12") = tcs_addr;
+	register uint64_t steps asm("r13") = n;
+	register uint64_t s8 asm("r14") = seed;
+	uint64_t rdx, count;
+
+	__asm__ volatile(
+		"push %%rbx\n\t"
+		"push %%rbp\n\t"
+		"sub $16, %%rsp\n\t"
+		"movq $0, (%%rsp)\n\t"
+		"mov %%r12, %%rbx\n\t"
+		"lea 1f(%%rip), %%rcx\n\t"
+		"mov $8, %%edi\n\t"		/* CMD_LOOP */
+		"mov %%r13, %%rsi\n\t"
+		"mov %%r14, %%r8\n\t"
+		"mov $2, %%eax\n\t"
+		"jmp 2f\n\t"
+		".p2align 4\n\t"
+		"1: lock incq (%%rsp)\n\t"	/* the AEP */
+		".byte 0x0f, 0x01, 0xd7\n\t"	/* ERESUME */
+		"2: .byte 0x0f, 0x01, 0xd7\n\t"	/* EENTER */
+		"mov (%%rsp), %%rax\n\t"
+		"add $16, %%rsp\n\t"
+		"pop %%rbp\n\t"
+		"pop %%rbx\n\t"
+		: "=d"(rdx), "=a"(count), "+r"(tcs), "+r"(steps), "+r"(s8)
+		:
+		: "rcx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r15",
+		  "memory", "cc");
+	*aeps = count;
+	return rdx;
+}
+
+/*
+ * That AEP's ENCLU[ERESUME] traps once and is then rewritten (its lock
+ * incq moved into the trampoline, enclu_patch.c): every later AEX of the
+ * loop (SIGALRM every ms) resumes without a trap, the AEP's own
+ * instruction still runs once per AEX, and the result is the
+ * uninterrupted loop's. Alone in a child (the rewrite needs one thread).
+ */
+TEST(host_enclu_eresume_rewritten)
+{
+	struct itimerval it = { { 0, 1000 }, { 0, 1000 } };
+	struct itimerval off = { { 0, 0 }, { 0, 0 } };
+	uint64_t base, n = 200ULL * 1000 * 1000, aeps, aex, fast, traps;
+	struct sgxemu_enclave *e;
+	struct sigaction sa;
+
+	if (!getenv("SGXEMU_TEST_CHILD")) {
+		char exe[4096];
+		ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		pid_t pid;
+		int status = -1;
+
+		REQUIRE(len > 0);
+		exe[len] = 0;
+		pid = fork();
+		REQUIRE(pid >= 0);
+		if (pid == 0) {
+			setenv("SGXEMU_TEST_CHILD", "1", 1);
+			execl(exe, exe, "host_enclu_eresume_rewritten",
+			      (char *)NULL);
+			_exit(127);
+		}
+		waitpid(pid, &status, 0);
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		return;
+	}
+	LOAD(e, base);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sa.sa_flags = SA_RESTART;
+	REQUIRE_EQ(sgxemu_sigaction(SIGALRM, &sa, NULL), 0);
+	REQUIRE_EQ(setitimer(ITIMER_REAL, &it, NULL), 0);
+	/* Until the site has trapped once, with one AEX at least. */
+	for (int i = 0; i < 5 && !sgxemu__enclu_patched_any(); i++)
+		CHECK_EQ(aep_site_loop(base + L_TCS0, n / 4, 3, &aeps),
+			 lcg(3, n / 4));
+	REQUIRE(sgxemu__enclu_patched_any());
+	aex = sgxemu_thread_aex_count();
+	fast = sgxemu__count_total(SGXEMU_C_FAST_ERESUME);
+	traps = sgxemu__count_total(SGXEMU_C_HOST_ENCLU);
+	CHECK_EQ(aep_site_loop(base + L_TCS0, n, 11, &aeps), lcg(11, n));
+	setitimer(ITIMER_REAL, &off, NULL);
+	aex = sgxemu_thread_aex_count() - aex;
+	fast = sgxemu__count_total(SGXEMU_C_FAST_ERESUME) - fast;
+	traps = sgxemu__count_total(SGXEMU_C_HOST_ENCLU) - traps;
+	printf("# %llu AEX, AEP run %llu times, %llu fast ERESUMEs, %llu "
+	       "host ENCLU traps\n", (unsigned long long)aex,
+	       (unsigned long long)aeps, (unsigned long long)fast,
+	       (unsigned long long)traps);
+	CHECK(aex > 0);
+	CHECK_EQ(aeps, aex);
+	CHECK_EQ(fast, aex);
+	/* The EENTER site (no mov of the leaf right before it) traps. */
+	CHECK_EQ(traps, 1);
+	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
+}

@@ -18,8 +18,10 @@
  * handler runs on the alternate stack under the frame, and no signal can
  * land between the commit of enclave mode and the enclave's first
  * instruction. The synchronous ones (a fault of the engine's own code)
- * are left unblocked: blocked, the kernel would kill the process for
- * them instead of reporting them.
+ * are left unblocked, as the caller had them: blocked, the kernel would
+ * kill the process for them instead of reporting them; the frame lies
+ * 64 KiB below the stack's top, where such a signal's frame and its
+ * handler's stack would go.
  *
  * The frame repeats what the kernel wrote in this thread's last AEX
  * frame (uc_flags, CS/SS, the XSAVE image's size and features), which is
@@ -37,6 +39,7 @@
 #define FP_XSTATE_MAGIC1 0x46505853U
 #define FP_XSTATE_MAGIC2 0x46505845U
 #define EFL_TF 0x100
+#define FRAME_GAP (64 * 1024)
 
 /* Offsets in the kernel's _fpx_sw_bytes (at byte 464 of the image). */
 #define SW_EXTENDED_SIZE 4
@@ -70,9 +73,9 @@ static void async_signals(sigset_t *set)
 }
 
 /* The kernel's rt_sigprocmask, not an interposed sigprocmask(). */
-static int raw_sigmask(const sigset_t *set, sigset_t *old)
+static int raw_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
-	return (int)syscall(SYS_rt_sigprocmask, SIG_SETMASK, set, old, 8);
+	return (int)syscall(SYS_rt_sigprocmask, how, set, old, 8);
 }
 
 /*
@@ -115,20 +118,23 @@ struct sgxemu_tcb *sgxemu__resume_fast(struct sgxemu_tcb *tcb,
 	    (regs[REG_EFL] & EFL_TF) || sgxemu__on_altstack(tcb, rsp) ||
 	    !sgxemu__altstack_for(tcb, rsp, &ss))
 		return NULL;
-	fp_at = (top - ext - 64) & ~(uintptr_t)63;
+	/* Below where the kernel would put the frame of a signal the
+	 * engine's own code raised meanwhile (a synchronous one, not
+	 * blocked), with room for its handler's stack. */
+	fp_at = (top - FRAME_GAP - ext - 64) & ~(uintptr_t)63;
 	uc_at = (fp_at - sizeof(ucontext_t)) & ~(uintptr_t)63;
 	if (uc_at - 8 < (uintptr_t)ss.ss_sp + 4096)
 		return NULL;
 
 	async_signals(&async);
-	if (raw_sigmask(&async, &old))
+	if (raw_sigmask(SIG_BLOCK, &async, &old))
 		return NULL;
 	/* A failing ERESUME changes nothing: the trap path repeats it and
 	 * reports the fault with a proper context. */
 	if (sgx_eresume(sgxemu__cpu(), e->ctl, (uint64_t)regs[REG_RBX],
 			(uint64_t)regs[REG_RCX], rsp, (uint64_t)regs[REG_RBP],
 			&tcb->lp)) {
-		raw_sigmask(&old, NULL);
+		raw_sigmask(SIG_SETMASK, &old, NULL);
 		return NULL;
 	}
 

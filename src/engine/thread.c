@@ -56,6 +56,10 @@ bool sgxemu__fsgsbase_emulated;
 uint8_t sgxemu__fsgsbase_unmanaged;
 
 static _Atomic uint64_t slot_bits[NR_SLOTS / 64];
+/* The thread ids of slots set up for threads without a TLS of their own
+ * (raw clone()), 0 elsewhere: set once the slot is complete. */
+static _Atomic int foreign_tid[NR_SLOTS];
+static _Atomic unsigned foreign_setups;
 static pthread_key_t tcb_key;
 static bool have_sud = true;
 static __thread struct sgxemu_tcb *tls_tcb
@@ -103,6 +107,44 @@ uint64_t sgxemu__rdgsbase(void)
 static void slot_free(int slot)
 {
 	atomic_fetch_and(&slot_bits[slot / 64], ~(1ULL << (slot % 64)));
+}
+
+/*
+ * Slots of threads made by a raw clone() that have exited. Such a thread
+ * has no TLS of its own, so no key destructor gives its slot back as
+ * tcb_destroy does for the others; a runtime that makes and ends such
+ * threads for as long as it runs (Gramine's loader) would use up the
+ * NR_SLOTS. A slot is taken back once the kernel no longer knows its
+ * thread (tgkill with signal 0: ESRCH), unless it is marked in enclave
+ * mode (no thread ends there). A reused thread id only keeps a slot a
+ * while longer. Lock-free and system calls only: it runs where
+ * tcb_setup does, possibly in a signal handler.
+ */
+static void reap_foreign(void)
+{
+	pid_t pid = getpid();
+	int saved = errno;
+
+	for (int n = 0; n < NR_SLOTS; n++) {
+		int tid = atomic_load(&foreign_tid[n]);
+		struct sgxemu_tcb *tcb;
+		uint8_t *slot;
+
+		if (!tid || syscall(SYS_tgkill, pid, tid, 0) == 0 ||
+		    errno != ESRCH)
+			continue;
+		slot = (uint8_t *)sgxemu__alt_base + (size_t)n * SLOT_SIZE;
+		tcb = (struct sgxemu_tcb *)slot;
+		if (tcb->in_enclave ||
+		    !atomic_compare_exchange_strong(&foreign_tid[n], &tid, 0))
+			continue;
+		sgxemu__tick_stop(tcb);
+		tcb->magic = 0;
+		madvise(slot, SLOT_SIZE, MADV_DONTNEED);
+		mprotect(slot, SLOT_SIZE, PROT_NONE);
+		slot_free(n);
+	}
+	errno = saved;
 }
 
 static int slot_alloc(void)
@@ -207,7 +249,13 @@ static struct sgxemu_tcb *tcb_setup(bool foreign)
 
 	if (!sgxemu__alt_base)
 		return NULL;
+	if (foreign && atomic_fetch_add(&foreign_setups, 1) % 64 == 63)
+		reap_foreign();
 	n = slot_alloc();
+	if (n < 0 && foreign) {
+		reap_foreign();
+		n = slot_alloc();
+	}
 	if (n < 0)
 		return NULL;
 	slot = (uint8_t *)sgxemu__alt_base + (size_t)n * SLOT_SIZE;
@@ -260,6 +308,8 @@ static struct sgxemu_tcb *tcb_setup(bool foreign)
 		tls_tcb = tcb;
 	}
 	sgxemu__tick_start(tcb);
+	if (foreign)
+		atomic_store(&foreign_tid[n], tcb->tid);
 	return tcb;
 fail:
 	tcb->magic = 0;
@@ -389,6 +439,16 @@ void sgxemu__thread_fork_child(void)
 		tls_tcb->tick_armed = false;
 		tls_tcb->tick_paused = false;
 		sgxemu__tick_start(tls_tcb);
+	}
+	/* A thread made by a raw clone() that forked: its own slot is the
+	 * child's thread's now (reap_foreign would take it by the old id). */
+	{
+		struct sgxemu_tcb *own = sgxemu__tcb_by_altstack();
+
+		if (own && own->foreign) {
+			own->tid = (int)syscall(SYS_gettid);
+			atomic_store(&foreign_tid[own->slot], own->tid);
+		}
 	}
 }
 

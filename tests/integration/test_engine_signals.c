@@ -1644,3 +1644,82 @@ TEST(host_enclu_eresume_rewritten)
 	CHECK_EQ(traps, 1);
 	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
 }
+
+static uint64_t reap_tcs;
+static volatile uint64_t reap_magic;
+static char reap_stack[64 * 1024] __attribute__((aligned(16)));
+
+/* A raw clone() thread on its creator's TLS: one host ENCLU[EENTER]. */
+static int reap_entry(void *arg)
+{
+	register uint64_t tcs asm("r12") = reap_tcs;
+	uint64_t fs, gs, magic;
+
+	(void)arg;
+	HOST_EENTER(tcs, fs, gs, magic, "mov $2, %%eax\n\tmov $6, %%edi\n\t");
+	(void)fs;
+	(void)gs;
+	reap_magic = magic;
+	return 0;
+}
+
+/*
+ * Threads made by a raw clone() on their creator's TLS (as Gramine's
+ * loader makes them) get a slot at their first entry, which no TLS
+ * destructor gives back when they end (thread.c reap_foreign): more of
+ * them one after the other than there are slots (NR_SLOTS) all enter.
+ * In a child, which a lost slot would end by SIGILL.
+ */
+TEST(raw_clone_threads_give_their_slots_back)
+{
+	struct sgxemu_enclave *e;
+	uint64_t base, fs, gs, magic;
+	register uint64_t tcs asm("r12");
+	static pid_t tid;
+	int bad = 0;
+
+	if (!getenv("SGXEMU_TEST_CHILD")) {
+		char exe[4096];
+		ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		pid_t pid;
+		int status = -1;
+
+		REQUIRE(len > 0);
+		exe[len] = 0;
+		pid = fork();
+		REQUIRE(pid >= 0);
+		if (pid == 0) {
+			setenv("SGXEMU_TEST_CHILD", "1", 1);
+			execl(exe, exe, "raw_clone_threads_give_their_slots_back",
+			      (char *)NULL);
+			_exit(127);
+		}
+		waitpid(pid, &status, 0);
+		if (!WIFEXITED(status))
+			printf("# child ended by signal %d\n", WTERMSIG(status));
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		return;
+	}
+	LOAD(e, base);
+	/* This thread's own TCB first: the clones share its TLS. */
+	tcs = base + L_TCS2;
+	HOST_EENTER(tcs, fs, gs, magic, "mov $2, %%eax\n\tmov $6, %%edi\n\t");
+	REQUIRE_EQ(magic, 0xf5f5f5f500000002ULL);
+	reap_tcs = base + L_TCS2;
+	for (int i = 0; i < NR_SLOTS + 200; i++) {
+		reap_magic = 0;
+		tid = 1;
+		REQUIRE(clone(reap_entry, reap_stack + sizeof(reap_stack),
+			      CLONE_VM | CLONE_FS | CLONE_FILES |
+			      CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |
+			      CLONE_CHILD_CLEARTID, NULL, NULL, NULL,
+			      &tid) > 0);
+		while (__atomic_load_n(&tid, __ATOMIC_ACQUIRE))
+			syscall(SYS_futex, &tid, FUTEX_WAIT, tid, NULL);
+		if (reap_magic != 0xf5f5f5f500000002ULL && bad++ < 3)
+			printf("# thread %d: magic %#llx\n", i,
+			       (unsigned long long)reap_magic);
+	}
+	CHECK_EQ(bad, 0);
+	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
+}

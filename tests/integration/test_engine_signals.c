@@ -745,6 +745,41 @@ TEST(host_enclu_eenter)
 	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
 }
 
+/*
+ * Run test @name alone in a fresh child (a rewrite needs one thread; a
+ * lost slot ends the process): true in the child, which goes on with the
+ * test; in the parent, the child's exit is the test's result, false.
+ */
+static bool in_child(const char *name)
+{
+	char exe[4096];
+	ssize_t len;
+	pid_t pid;
+	int status = -1;
+
+	if (getenv("SGXEMU_TEST_CHILD"))
+		return true;
+	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	CHECK(len > 0);
+	if (len <= 0)
+		return false;
+	exe[len] = 0;
+	pid = fork();
+	CHECK(pid >= 0);
+	if (pid < 0)
+		return false;
+	if (pid == 0) {
+		setenv("SGXEMU_TEST_CHILD", "1", 1);
+		execl(exe, exe, name, (char *)NULL);
+		_exit(127);
+	}
+	waitpid(pid, &status, 0);
+	if (!WIFEXITED(status))
+		printf("# child ended by signal %d\n", WTERMSIG(status));
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	return false;
+}
+
 /* One host ENCLU[EENTER] site, `mov $2,%rax` right before the ENCLU (as
  * Gramine's loader has it): CMD_FSGS in TCS 2; the magic it reports. */
 __attribute__((noinline)) static uint64_t eenter_site(uint64_t tcs_addr)
@@ -792,26 +827,8 @@ TEST(host_enclu_eenter_rewritten)
 	struct sgxemu_enclave *e;
 	uint64_t base, traps, fast;
 
-	if (!getenv("SGXEMU_TEST_CHILD")) {
-		char exe[4096];
-		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-		pid_t pid;
-		int status = -1;
-
-		REQUIRE(n > 0);
-		exe[n] = 0;
-		pid = fork();
-		REQUIRE(pid >= 0);
-		if (pid == 0) {
-			setenv("SGXEMU_TEST_CHILD", "1", 1);
-			execl(exe, exe, "host_enclu_eenter_rewritten",
-			      (char *)NULL);
-			_exit(127);
-		}
-		waitpid(pid, &status, 0);
-		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	if (!in_child("host_enclu_eenter_rewritten"))
 		return;
-	}
 	LOAD(e, base);
 	/* The first entry of a thread never set up goes through the fast
 	 * path already (the handler sends it there); the next one traps
@@ -1594,26 +1611,8 @@ TEST(host_enclu_eresume_rewritten)
 	struct sgxemu_enclave *e;
 	struct sigaction sa;
 
-	if (!getenv("SGXEMU_TEST_CHILD")) {
-		char exe[4096];
-		ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-		pid_t pid;
-		int status = -1;
-
-		REQUIRE(len > 0);
-		exe[len] = 0;
-		pid = fork();
-		REQUIRE(pid >= 0);
-		if (pid == 0) {
-			setenv("SGXEMU_TEST_CHILD", "1", 1);
-			execl(exe, exe, "host_enclu_eresume_rewritten",
-			      (char *)NULL);
-			_exit(127);
-		}
-		waitpid(pid, &status, 0);
-		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	if (!in_child("host_enclu_eresume_rewritten"))
 		return;
-	}
 	LOAD(e, base);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_alarm;
@@ -1678,28 +1677,8 @@ TEST(raw_clone_threads_give_their_slots_back)
 	static pid_t tid;
 	int bad = 0;
 
-	if (!getenv("SGXEMU_TEST_CHILD")) {
-		char exe[4096];
-		ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-		pid_t pid;
-		int status = -1;
-
-		REQUIRE(len > 0);
-		exe[len] = 0;
-		pid = fork();
-		REQUIRE(pid >= 0);
-		if (pid == 0) {
-			setenv("SGXEMU_TEST_CHILD", "1", 1);
-			execl(exe, exe, "raw_clone_threads_give_their_slots_back",
-			      (char *)NULL);
-			_exit(127);
-		}
-		waitpid(pid, &status, 0);
-		if (!WIFEXITED(status))
-			printf("# child ended by signal %d\n", WTERMSIG(status));
-		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	if (!in_child("raw_clone_threads_give_their_slots_back"))
 		return;
-	}
 	LOAD(e, base);
 	/* This thread's own TCB first: the clones share its TLS. */
 	tcs = base + L_TCS2;

@@ -131,10 +131,19 @@ void sgxemu__xstate_enter_frame(struct sgxemu_tcb *tcb, ucontext_t *uc,
 	memcpy(fp + 512, &bv, 8);
 }
 
+/*
+ * An all-zero standard-format image as large as the stash, never written:
+ * XRSTOR of it with XSTATE_BV 0 initialises the features of its mask. It
+ * must be that large and mapped: the processor checks the whole area the
+ * mask reaches, not only the header it reads (Intel with AMX in XCR0: a
+ * 576-byte image at the top of a stack faulted, #GP, at every EENTER).
+ */
+static const uint8_t xinit_image[SGXEMU_XSTASH_SIZE] __attribute__((aligned(64)));
+
 void sgxemu__xstate_enter_live(struct sgxemu_tcb *tcb, uint64_t xfrm)
 {
-	uint8_t init[576] __attribute__((aligned(64)));
 	uint64_t mask = beyond_xfrm(xfrm), bv;
+	uint32_t mxcsr;
 
 	tcb->xstash_mask = 0;
 	if (!mask)
@@ -146,14 +155,14 @@ void sgxemu__xstate_enter_live(struct sgxemu_tcb *tcb, uint64_t xfrm)
 			   "d"((uint32_t)(mask >> 32))
 			 : "memory");
 	memcpy(&bv, tcb->xstash + 512, 8);
-	/* XRSTOR of an image whose XSTATE_BV is 0 initialises the features
-	 * of its mask. With AVX (bit 2) in the mask it loads MXCSR too:
-	 * give it the current one, which the XSAVE above stored. */
-	memset(init, 0, sizeof(init));
-	if (mask & (1ULL << 2))
-		memcpy(init + 24, tcb->xstash + 24, 4);
-	__asm__ volatile("xrstor64 (%0)"
-			 : : "r"(init), "a"((uint32_t)mask),
+	/* With AVX (bit 2) in the mask XRSTOR loads MXCSR from the image
+	 * (0 there): the current one is put back in the same statement,
+	 * before any compiled code can run an SSE instruction. */
+	__asm__ volatile("stmxcsr %0\n\t"
+			 "xrstor64 (%1)\n\t"
+			 "ldmxcsr %0"
+			 : "+m"(mxcsr)
+			 : "r"(xinit_image), "a"((uint32_t)mask),
 			   "d"((uint32_t)(mask >> 32))
 			 : "memory");
 	tcb->xstash_mask = mask;

@@ -20,6 +20,7 @@ extern const struct cli_command cmd_gdb;
 extern const struct cli_command cmd_aesmd;
 extern const struct cli_command cmd_pccs;
 extern const struct cli_command cmd_pki;
+extern const struct cli_command cmd_platform;
 
 /*
  * What `sgxemu run` and `sgxemu gdb` share (run.c). run_options() reads

@@ -22,6 +22,7 @@ static const struct cli_command *const commands[] = {
 	&cmd_aesmd,
 	&cmd_pccs,
 	&cmd_pki,
+	&cmd_platform,
 };
 
 #define NR_COMMANDS	(sizeof(commands) / sizeof(commands[0]))

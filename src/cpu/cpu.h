@@ -132,6 +132,10 @@ struct sgx_cpu {
 	bool     paging_key_set;
 	uint64_t next_version;		/* EWB versions (under cpu->lock) */
 	struct sgx_encl_ctl *enclaves;	/* every live SECS */
+	/* Enclaves a power loss took (power.c): their hidden state stays
+	 * allocated for the engine's and driver's references until EREMOVE
+	 * of the page their SECS was in, or teardown. */
+	struct sgx_encl_ctl *lost;
 	pthread_mutex_t lock;		/* EPCM, enclave list, MSRs */
 	/*
 	 * Called (without cpu->lock) after an enclave-mode leaf changed the
@@ -233,6 +237,16 @@ int sgx_emodpr(struct sgx_cpu *cpu, const struct sgx_secinfo *secinfo,
 	       void *epc_page);
 int sgx_emodt(struct sgx_cpu *cpu, const struct sgx_secinfo *secinfo,
 	      void *epc_page);
+
+/*
+ * A power transition (S3/S4; power.c): the EPC's contents and the
+ * EPCM are gone, every entry invalid, as hardware finds them at resume,
+ * and the paging key of the next "boot" is a new one. Every ENCLS/ENCLU
+ * leaf on those pages then faults as on an invalid page; EREMOVE of them
+ * succeeds without doing anything. Returns the number of enclaves (SECS
+ * pages) lost.
+ */
+unsigned sgx_power_loss(struct sgx_cpu *cpu);
 
 /*
  * Entry-epoch accounting the engine calls when a logical processor enters

@@ -870,3 +870,86 @@ TEST(operand_on_another_enclaves_page_is_pf)
 	sgx_eexit(&f.cpu, &lp);
 	sgx_cpu_destroy(&f.cpu);
 }
+
+/* --- a power transition (power.c) ----------------------------------------- */
+
+/*
+ * After S3/S4 every EPCM entry is invalid: EENTER and ERESUME fault on the
+ * TCS (#PF, which the engine reports with the SGX bit), a thread that was
+ * caught inside (AEX before the loss) cannot resume, the leaves that build
+ * an enclave fault on the lost SECS, and teardown by EREMOVE succeeds on
+ * every page without doing anything.
+ */
+TEST(power_loss_invalidates_every_epcm_entry)
+{
+	struct fixture f;
+	struct sgx_lp lp, caught;
+	struct sgx_aex_event ev;
+	long secs = 63;
+
+	REQUIRE(setup(&f, true));
+	REQUIRE_EQ(sgx_eenter(&f.cpu, f.ctl, TCS_B, AEP, 1, 2, &lp), 0);
+	sgx_eexit(&f.cpu, &lp);
+	/* TCS_A's thread is inside at the loss: the interrupt's AEX. */
+	REQUIRE_EQ(sgx_eenter(&f.cpu, f.ctl, TCS_A, AEP, 1, 2, &caught), 0);
+	memset(&ev, 0, sizeof(ev));
+	ev.gpr.rip = CODE + 0x10;
+	sgx_aex(&f.cpu, &caught, &ev);
+
+	CHECK_EQ(sgx_power_loss(&f.cpu), 1);
+	for (size_t i = 0; i < f.cpu.nr_pages; i++)
+		if (f.cpu.epcm[i].valid)
+			test_fail(__FILE__, __LINE__, "EPCM entry %zu valid", i);
+	CHECK(f.cpu.ctl[secs] == NULL);
+	CHECK_EQ(sgx_cpu_lookup(&f.cpu, TCS_A), -1);
+	CHECK(sgx_cpu_find_enclave(&f.cpu, TCS_A) == NULL);
+	CHECK_EQ(sgx_eenter(&f.cpu, f.ctl, TCS_B, AEP, 1, 2, &lp), SGX_PF);
+	CHECK_EQ(sgx_eresume(&f.cpu, f.ctl, TCS_A, AEP, 1, 2, &lp), SGX_PF);
+	CHECK_EQ(atomic_load(&f.ctl->active_threads), 0);
+	/* Building on the lost SECS: EADD's SECS operand is invalid. */
+	CHECK_EQ(add(&f, BASE + 0xa000, NULL,
+		     SGX_SECINFO_REG | SGX_SECINFO_R), SGX_PF);
+	/* A second loss finds nothing more to lose. */
+	CHECK_EQ(sgx_power_loss(&f.cpu), 0);
+
+	/* The kernel's teardown: every page, the SECS last; the lost
+	 * enclave's hidden state goes with its SECS page. */
+	for (size_t i = 0; i < f.next; i++)
+		CHECK_EQ(sgx_eremove(&f.cpu, page(&f, i)), 0);
+	REQUIRE(f.cpu.lost != NULL);
+	CHECK_EQ(sgx_eremove(&f.cpu, page(&f, (size_t)secs)), 0);
+	CHECK(f.cpu.lost == NULL);
+	sgx_cpu_destroy(&f.cpu);
+}
+
+/* The same EPC pages, the same ELRANGE: a new enclave after the loss is
+ * built and entered as on a fresh part. */
+TEST(power_loss_then_a_new_enclave_runs)
+{
+	struct fixture f;
+	struct sgx_lp lp;
+	long idx;
+
+	REQUIRE(setup(&f, true));
+	CHECK_EQ(sgx_power_loss(&f.cpu), 1);
+	for (size_t i = 0; i < f.next; i++)
+		REQUIRE_EQ(sgx_eremove(&f.cpu, page(&f, i)), 0);
+	REQUIRE_EQ(sgx_eremove(&f.cpu, page(&f, 63)), 0);
+	f.next = 0;
+	f.secs = ecreate_at(&f, 63, 0);
+	REQUIRE(f.secs != NULL);
+	idx = sgx_epc_index(&f.cpu, f.secs);
+	f.ctl = f.cpu.ctl[idx];
+	REQUIRE(f.ctl != NULL);
+	REQUIRE_EQ(add_tcs(&f, TCS_B, SSA_B - BASE, 1), 0);
+	REQUIRE_EQ(add(&f, CODE, NULL, SGX_SECINFO_REG | SGX_SECINFO_R |
+		       SGX_SECINFO_X), 0);
+	REQUIRE_EQ(add(&f, SSA_B, NULL, SGX_SECINFO_REG | SGX_SECINFO_R |
+		       SGX_SECINFO_W), 0);
+	f.ctl->initialized = true;
+	CHECK_EQ(sgx_eenter(&f.cpu, f.ctl, TCS_B, AEP, 1, 2, &lp), 0);
+	sgx_eexit(&f.cpu, &lp);
+	/* Teardown with a lost enclave still unremoved frees both. */
+	CHECK_EQ(sgx_power_loss(&f.cpu), 1);
+	sgx_cpu_destroy(&f.cpu);
+}

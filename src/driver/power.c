@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A power transition on request (docs/guide.md "Platform events"): what a
+ * suspend to S3 or S4 and the resume after it do to this process's
+ * enclaves. The processor loses the EPC and the EPCM (src/cpu/power.c);
+ * the kernel is not told and changes nothing of its own: its enclaves,
+ * pages, VA slots and mappings stay as they were, and it meets the loss
+ * only as faults of the leaves it runs later (EREMOVE at release succeeds
+ * on the invalid pages, a reload of an evicted page fails, EADD and EINIT
+ * fault). Programs meet it at their next EENTER or ERESUME: #PF with the
+ * SGX bit on the TCS, which the vDSO reports in struct sgx_enclave_run
+ * and host ENCLU as SIGSEGV (linux-driver-facts.md §8.3).
+ *
+ * A thread in enclave mode at the moment of the suspend takes the
+ * interrupt's AEX first, and its AEP's ERESUME is what faults: the same
+ * kick the reclaimer's ETRACK uses (src/engine/kick.c) makes it AEX.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "driver/drv.h"
+#include "driver/paging.h"
+
+static bool anyone_inside(struct sgxemu_enclave *e)
+{
+	for (int w = 0; w < NR_SLOTS / 64; w++)
+		if (atomic_load(&e->inside[w]))
+			return true;
+	return false;
+}
+
+/*
+ * Kick until no thread is in enclave mode of @e. Bounded (about a
+ * second): a thread that misses every kick AEXes at its next interrupt
+ * anyway, and nothing lets it back in.
+ */
+static void leave_enclave_mode(struct sgxemu_enclave *e)
+{
+	struct timespec ts = { 0, 100000 };
+
+	for (unsigned tries = 0; anyone_inside(e) && tries < 10000; tries++) {
+		if (tries % 20 == 0)
+			atomic_fetch_add(&sgxemu__st_kicks,
+					 (uint64_t)sgxemu__kick(e));
+		nanosleep(&ts, NULL);
+	}
+}
+
+int sgx_drv_power_cycle(void)
+{
+	struct sgx_file **files = NULL;
+	size_t n = 0, cap = 0;
+	unsigned lost;
+	int ret = 0;
+
+	/* No platform yet: no EPC, nothing to lose. */
+	if (!__atomic_load_n(&sgxemu__platform.ready, __ATOMIC_ACQUIRE))
+		return 0;
+	/* No fork copies the driver half way through (as the ioctls). */
+	pthread_rwlock_rdlock(&sgx_fork_lock);
+	pthread_mutex_lock(&sgx_drv_lock);
+	for (struct sgx_file *f = sgx_drv_files(); f; f = f->next) {
+		if (!f->encl || !f->encl->engine)
+			continue;
+		if (n == cap) {
+			size_t ncap = cap ? 2 * cap : 16;
+			struct sgx_file **nf = realloc(files, ncap * sizeof(*nf));
+
+			if (!nf) {
+				ret = -ENOMEM;
+				break;
+			}
+			files = nf;
+			cap = ncap;
+		}
+		sgx_file_get(f);
+		files[n++] = f;
+	}
+	pthread_mutex_unlock(&sgx_drv_lock);
+	if (!ret) {
+		/* The reclaimer is not half way through a batch meanwhile. */
+		sgxemu__paging_lock();
+		lost = sgx_power_loss(sgxemu__cpu());
+		sgxemu__paging_unlock();
+		for (size_t i = 0; i < n; i++)
+			leave_enclave_mode(files[i]->encl->engine);
+		ret = (int)lost;
+	}
+	pthread_rwlock_unlock(&sgx_fork_lock);
+	for (size_t i = 0; i < n; i++)
+		sgx_file_put(files[i]);
+	free(files);
+	return ret;
+}

@@ -136,6 +136,8 @@ struct sgx_cpu {
 	 * allocated for the engine's and driver's references until EREMOVE
 	 * of the page their SECS was in, or teardown. */
 	struct sgx_encl_ctl *lost;
+	/* Asleep (S3) on request: EENTER and ERESUME wait (power.c). */
+	atomic_bool suspended;
 	pthread_mutex_t lock;		/* EPCM, enclave list, MSRs */
 	/*
 	 * Called (without cpu->lock) after an enclave-mode leaf changed the
@@ -239,14 +241,22 @@ int sgx_emodt(struct sgx_cpu *cpu, const struct sgx_secinfo *secinfo,
 	      void *epc_page);
 
 /*
- * A power transition (S3/S4; power.c): the EPC's contents and the
- * EPCM are gone, every entry invalid, as hardware finds them at resume,
- * and the paging key of the next "boot" is a new one. Every ENCLS/ENCLU
- * leaf on those pages then faults as on an invalid page; EREMOVE of them
- * succeeds without doing anything. Returns the number of enclaves (SECS
- * pages) lost.
+ * A power transition (S3/S4; power.c), in three steps. Suspend: no
+ * logical processor enters enclave mode any more (EENTER and ERESUME
+ * wait), while the caller makes those in it leave (the interrupt's AEX).
+ * Loss: the EPC's contents and the EPCM are gone, every entry invalid, as
+ * hardware finds them at resume, and the paging key of the next "boot" is
+ * a new one; every leaf on those pages then faults as on an invalid page,
+ * and EREMOVE of them succeeds without doing anything. Returns the number
+ * of enclaves (SECS pages) lost. Resume: the waiting entries go on, to
+ * their faults.
  */
+void sgx_power_suspend(struct sgx_cpu *cpu);
+/* Logical processors in enclave mode (or entering it) now: the suspend
+ * waits for none. */
+unsigned sgx_power_lps_inside(struct sgx_cpu *cpu);
 unsigned sgx_power_loss(struct sgx_cpu *cpu);
+void sgx_power_resume(struct sgx_cpu *cpu);
 
 /*
  * Entry-epoch accounting the engine calls when a logical processor enters

@@ -107,5 +107,7 @@ void sgx_encl_ctl_free(struct sgx_encl_ctl *ctl);
 /* EREMOVE of the invalid page @index: the end of the lost enclave whose
  * SECS was there, if any (power.c). Caller holds cpu->lock. */
 void sgx_power_lost_free(struct sgx_cpu *cpu, long index);
+/* Return once the platform is not asleep (power.c). */
+void sgx_power_wait_awake(struct sgx_cpu *cpu);
 
 #endif /* SGXEMU_CPU_INTERNAL_H */

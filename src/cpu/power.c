@@ -15,9 +15,45 @@
  * pages that held the versions of evicted pages were in the EPC too: an
  * enclave page written back before the loss can never be loaded again.
  */
+#include <sched.h>
 #include <string.h>
 
 #include "cpu/internal.h"
+
+void sgx_power_suspend(struct sgx_cpu *cpu)
+{
+	atomic_store(&cpu->suspended, true);
+}
+
+unsigned sgx_power_lps_inside(struct sgx_cpu *cpu)
+{
+	unsigned n = 0;
+
+	pthread_mutex_lock(&cpu->lock);
+	for (struct sgx_encl_ctl *ctl = cpu->enclaves; ctl; ctl = ctl->next)
+		n += atomic_load(&ctl->threads_at[0]) +
+		     atomic_load(&ctl->threads_at[1]);
+	pthread_mutex_unlock(&cpu->lock);
+	return n;
+}
+
+void sgx_power_resume(struct sgx_cpu *cpu)
+{
+	atomic_store(&cpu->suspended, false);
+}
+
+/*
+ * While the platform sleeps no logical processor runs: an EENTER or
+ * ERESUME issued meanwhile (a kicked thread's AEP, another thread's next
+ * call) completes at resume, against the EPCM the resume left. So no
+ * thread learns of the loss while another still runs in the enclave that
+ * is being lost. Async-signal-safe: the engine enters from its handlers.
+ */
+void sgx_power_wait_awake(struct sgx_cpu *cpu)
+{
+	while (atomic_load_explicit(&cpu->suspended, memory_order_acquire))
+		sched_yield();
+}
 
 unsigned sgx_power_loss(struct sgx_cpu *cpu)
 {

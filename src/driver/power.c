@@ -13,7 +13,10 @@
  *
  * A thread in enclave mode at the moment of the suspend takes the
  * interrupt's AEX first, and its AEP's ERESUME is what faults: the same
- * kick the reclaimer's ETRACK uses (src/engine/kick.c) makes it AEX.
+ * kick the reclaimer's ETRACK uses (src/engine/kick.c) makes it AEX, and
+ * its ERESUME, like every other entry, waits while the platform sleeps
+ * (sgx_power_suspend), so that nothing runs in an enclave after another
+ * thread has seen it lost, as on hardware, where all CPUs sleep at once.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -22,27 +25,22 @@
 #include "driver/drv.h"
 #include "driver/paging.h"
 
-static bool anyone_inside(struct sgxemu_enclave *e)
-{
-	for (int w = 0; w < NR_SLOTS / 64; w++)
-		if (atomic_load(&e->inside[w]))
-			return true;
-	return false;
-}
-
 /*
- * Kick until no thread is in enclave mode of @e. Bounded (about a
- * second): a thread that misses every kick AEXes at its next interrupt
- * anyway, and nothing lets it back in.
+ * Kick every thread in enclave mode until the processor counts none in
+ * it. Bounded (about two seconds): a thread that missed every kick AEXes
+ * at its next interrupt anyway.
  */
-static void leave_enclave_mode(struct sgxemu_enclave *e)
+static void leave_enclave_mode(struct sgx_file **files, size_t n)
 {
+	struct sgx_cpu *cpu = sgxemu__cpu();
 	struct timespec ts = { 0, 100000 };
 
-	for (unsigned tries = 0; anyone_inside(e) && tries < 10000; tries++) {
+	for (unsigned tries = 0; sgx_power_lps_inside(cpu) && tries < 20000;
+	     tries++) {
 		if (tries % 20 == 0)
-			atomic_fetch_add(&sgxemu__st_kicks,
-					 (uint64_t)sgxemu__kick(e));
+			for (size_t i = 0; i < n; i++)
+				atomic_fetch_add(&sgxemu__st_kicks, (uint64_t)
+						 sgxemu__kick(files[i]->encl->engine));
 		nanosleep(&ts, NULL);
 	}
 }
@@ -79,12 +77,17 @@ int sgx_drv_power_cycle(void)
 	}
 	pthread_mutex_unlock(&sgx_drv_lock);
 	if (!ret) {
+		struct sgx_cpu *cpu = sgxemu__cpu();
+
+		/* The suspend: every thread out of enclave mode, none let
+		 * back in, before anything is lost. */
+		sgx_power_suspend(cpu);
+		leave_enclave_mode(files, n);
 		/* The reclaimer is not half way through a batch meanwhile. */
 		sgxemu__paging_lock();
-		lost = sgx_power_loss(sgxemu__cpu());
+		lost = sgx_power_loss(cpu);
 		sgxemu__paging_unlock();
-		for (size_t i = 0; i < n; i++)
-			leave_enclave_mode(files[i]->encl->engine);
+		sgx_power_resume(cpu);
 		ret = (int)lost;
 	}
 	pthread_rwlock_unlock(&sgx_fork_lock);

@@ -73,13 +73,80 @@ wait_for() {
 	done
 	return 1
 }
-mkfifo "$T/in"
-(cd "$S" && exec "$CLI" run ./app <"$T/in" >"$T/out" 2>&1) &
-app=$!
-exec 3>"$T/in"			# the sample reads two characters
-if ! wait_for "Then you will see the application continues"; then
-	bad power_transition "no prompt: $(tail -n 4 "$T/out" | tr '\n' '|')"
-	finish
+
+# power_transition NAME [VAR=VALUE...]: one run of the sample.
+power_transition() {
+	local name=$1 pc pcrc rc after last
+	shift
+	rm -f "$T/in" "$T/out"
+	mkfifo "$T/in"
+	(cd "$S" && exec env "$@" "$CLI" run ./app <"$T/in" >"$T/out" 2>&1) &
+	app=$!
+	exec 3>"$T/in"			# the sample reads two characters
+	if ! wait_for "Then you will see the application continues"; then
+		bad "$name" "no prompt: $(tail -n 4 "$T/out" | tr '\n' '|')"
+		exec 3>&-
+		return
+	fi
+	echo >&3
+	# Its threads are in their ECALL loop (3 x 50000 sealing calls) once
+	# the first one printed its secret: power cycle it then.
+	if ! wait_for "^Thread 0x[0-9a-f]*>: "; then
+		bad "$name" "no ECALL: $(tail -n 4 "$T/out" | tr '\n' '|')"
+		exec 3>&-
+		return
+	fi
+	pc=$("$CLI" platform power-cycle "$app" 2>&1)
+	pcrc=$?
+	if [ "$pcrc" -eq 0 ] && grep -q "power cycled, 1 enclave lost" <<<"$pc"; then
+		ok "$name/power_cycle"
+	else
+		bad "$name/power_cycle" "exit $pcrc: $pc"
+	fi
+	wait_for "Enter a character before exit" || true
+	echo >&3
+	exec 3>&-
+	wait "$app"
+	rc=$?
+	app=
+	if grep -q "power transition occured in increase_and_seal_data()" "$T/out"; then
+		ok "$name/recovery_path_taken"
+	else
+		bad "$name/recovery_path_taken" "no 'power transition occured': $(tail -n 4 "$T/out" | tr '\n' '|')"
+	fi
+	# The first secret printed after the loss counts on from the sealed
+	# backup the recovery unsealed, not from 1. (Not from exactly the
+	# last one printed: the sample passes its backup's index [in, out],
+	# copied into each ECALL and back out at its end, so a thread that
+	# waited for the enclave's mutex writes back an index one or two
+	# increments old, on hardware as here.)
+	after=$(sed -n '/power transition occured in increase_and_seal_data/,$p' "$T/out" |
+		sed -n 's/^Thread 0x[0-9a-f]*>: \([0-9]*\)$/\1/p' | head -n 1)
+	if [ -n "$after" ] && [ "$after" -gt 1 ]; then
+		echo "    first secret after the loss: $after"
+		ok "$name/secret_restored_from_the_sealed_backup"
+	else
+		bad "$name/secret_restored_from_the_sealed_backup" "first secret after the loss: '${after}'"
+	fi
+	# Every thread finished its 50000 calls (the sample aborts on any
+	# other error) and main went on to its last prompt. The largest
+	# secret printed is shown, not checked (see above; and the three
+	# threads print through one std::cout without a lock).
+	last=$(grep -o '>: [0-9][0-9]*' "$T/out" | cut -c4- | sort -n | tail -n 1)
+	if [ "$rc" -eq 0 ] && grep -q "Enter a character before exit" "$T/out"; then
+		echo "    largest secret printed: $last (3 threads x 50000 increments)"
+		ok "$name/finishes"
+	else
+		bad "$name/finishes" "exit $rc: $(grep -v '^Thread' "$T/out" | tail -n 4 | tr '\n' '|')"
+	fi
+}
+
+# Through the vDSO (the urts's handler sees function EENTER or ERESUME),
+# and through the urts's own ENCLU with no vDSO published (its SIGSEGV
+# handler sees the fault at its EENTER or at its AEP's ERESUME).
+power_transition PowerTransition SGXEMU_VDSO=1
+power_transition PowerTransition_own_enclu SGXEMU_VDSO=0
+finish
 fi
 echo >&3
 # Its threads are in their ECALL loop (3 x 50000 sealing calls) once the

@@ -4,6 +4,8 @@
  * their own, without running code: EENTER/ERESUME checks and state, EEXIT,
  * AEX into the SSA frame (sgx-facts.md §4.16-4.19, §1.10, §1.11).
  */
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -951,5 +953,56 @@ TEST(power_loss_then_a_new_enclave_runs)
 	sgx_eexit(&f.cpu, &lp);
 	/* Teardown with a lost enclave still unremoved frees both. */
 	CHECK_EQ(sgx_power_loss(&f.cpu), 1);
+	sgx_cpu_destroy(&f.cpu);
+}
+
+struct waiter {
+	struct fixture *f;
+	atomic_int started;
+	int ret;
+};
+
+static void *enter_while_asleep(void *arg)
+{
+	struct waiter *w = arg;
+	struct sgx_lp lp;
+
+	atomic_store(&w->started, 1);
+	w->ret = sgx_eenter(&w->f->cpu, w->f->ctl, TCS_B, AEP, 1, 2, &lp);
+	return NULL;
+}
+
+/*
+ * The suspend counts the logical processors in enclave mode (until none,
+ * the caller kicks them); an EENTER issued while the platform sleeps
+ * waits for the resume and then meets the EPCM the loss left: #PF, never
+ * an entry into the enclave being lost.
+ */
+TEST(power_suspend_counts_and_holds_entries)
+{
+	struct fixture f;
+	struct sgx_lp lp;
+	struct sgx_aex_event ev;
+	struct waiter w = { .f = &f };
+	pthread_t t;
+
+	REQUIRE(setup(&f, true));
+	CHECK_EQ(sgx_power_lps_inside(&f.cpu), 0);
+	REQUIRE_EQ(sgx_eenter(&f.cpu, f.ctl, TCS_A, AEP, 1, 2, &lp), 0);
+	CHECK_EQ(sgx_power_lps_inside(&f.cpu), 1);
+	sgx_power_suspend(&f.cpu);
+	/* The interrupt: its AEX leaves enclave mode. */
+	memset(&ev, 0, sizeof(ev));
+	ev.gpr.rip = CODE;
+	sgx_aex(&f.cpu, &lp, &ev);
+	CHECK_EQ(sgx_power_lps_inside(&f.cpu), 0);
+	REQUIRE_EQ(pthread_create(&t, NULL, enter_while_asleep, &w), 0);
+	while (!atomic_load(&w.started))
+		sched_yield();
+	CHECK_EQ(sgx_power_loss(&f.cpu), 1);
+	sgx_power_resume(&f.cpu);
+	pthread_join(t, NULL);
+	CHECK_EQ(w.ret, SGX_PF);
+	CHECK_EQ(sgx_eresume(&f.cpu, f.ctl, TCS_A, AEP, 1, 2, &lp), SGX_PF);
 	sgx_cpu_destroy(&f.cpu);
 }

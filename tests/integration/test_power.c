@@ -262,3 +262,43 @@ TEST(power_cycle_without_enclaves_and_twice)
 	destroy(&e);
 	close(fd);
 }
+
+struct request {
+	char msg[512];
+	int rc;
+};
+
+static void *request_power_cycle(void *arg)
+{
+	struct request *r = arg;
+
+	r->rc = power_cycle(getpid(), r->msg, sizeof(r->msg));
+	return NULL;
+}
+
+/* Two requests at once are two power cycles in a row: one loses the
+ * enclave, the other finds nothing left; both succeed. */
+TEST(concurrent_power_cycles)
+{
+	static struct request r[2];
+	struct shim_encl e;
+	pthread_t t[2];
+	int lost = 0;
+
+	BUILD(e);
+	for (int i = 0; i < 2; i++)
+		REQUIRE_EQ(pthread_create(&t[i], NULL, request_power_cycle,
+					  &r[i]), 0);
+	for (int i = 0; i < 2; i++) {
+		pthread_join(t[i], NULL);
+		CHECK_EQ(r[i].rc, 0);
+		if (strstr(r[i].msg, "1 enclave lost"))
+			lost++;
+		else if (!strstr(r[i].msg, "0 enclaves lost"))
+			test_fail(__FILE__, __LINE__, "power-cycle said: %s",
+				  r[i].msg);
+	}
+	CHECK_EQ(lost, 1);
+	check_lost_eenter(&e, 0);
+	destroy(&e);
+}

@@ -133,10 +133,12 @@ int platform_power_cycle_main(int argc, char **argv)
 	if (kill(pid, 0)) {
 		e = errno;
 		if (e == ESRCH)
-			cli_error("power-cycle: no process %ld (ESRCH)", (long)pid);
+			cli_error("power-cycle: no process %ld (ESRCH)",
+				  (long)pid);
 		else
-			cli_error("power-cycle: process %ld is not yours (%s: %s)",
-				  (long)pid, errno_name(e), strerror(e));
+			cli_error("power-cycle: process %ld is not yours "
+				  "(%s: %s)", (long)pid, errno_name(e),
+				  strerror(e));
 		return CLI_EXIT_FAIL;
 	}
 	ret = under_sgxemu(pid);
@@ -146,8 +148,8 @@ int platform_power_cycle_main(int argc, char **argv)
 		return CLI_EXIT_FAIL;
 	}
 	if (!ret) {
-		cli_error("power-cycle: process %ld is not running under sgxemu "
-			  "(no libsgxemu.so in it)", (long)pid);
+		cli_error("power-cycle: process %ld is not running under "
+			  "sgxemu (no libsgxemu.so in it)", (long)pid);
 		return CLI_EXIT_FAIL;
 	}
 	ret = ask(pid, answer, sizeof(answer));

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What a power transition does to the processor's SGX state (the SDM's SGX
- * chapters on power management; linux-driver-facts.md §0.4, §8.3): on S3, S4 or a
- * reset the EPC's protection keys are lost with the platform's memory
- * encryption, so at resume every EPC page is garbage and every EPCM entry
- * invalid. Nothing is written back and nothing is told to software: the
- * kernel still believes its pages are there, and learns otherwise only
- * when a leaf faults on one (EENTER and ERESUME with #PF on the TCS, with
- * the SGX bit in the error code; ENCLS leaves with #PF, which the kernel
- * counts as "faulted but not failed"). EREMOVE of an invalid page
- * succeeds, so tearing a lost enclave down works as for any other.
+ * What a power transition does to the processor's SGX state (the SDM's
+ * SGX chapters on power management; linux-driver-facts.md §0.4, §8.3): on
+ * S3, S4 or a reset the EPC's protection keys are lost with the platform's
+ * memory encryption, so at resume every EPC page is garbage and every EPCM
+ * entry invalid. Nothing is written back and nothing is told to software:
+ * the kernel still believes its pages are there, and learns otherwise
+ * only when a leaf meets one (EENTER and ERESUME #PF on the TCS, with the
+ * SGX bit in the error code; ENCLS leaves #PF, or EBLOCK's SGX_PG_INVLD).
+ * EREMOVE of an invalid page succeeds, so tearing a lost enclave down
+ * works as for any other.
  *
  * The paging key (CR_BASE_PK) is chosen anew at each power-up, and the VA
  * pages that held the versions of evicted pages were in the EPC too: an

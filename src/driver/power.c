@@ -37,10 +37,11 @@ static void leave_enclave_mode(struct sgx_file **files, size_t n)
 
 	for (unsigned tries = 0; sgx_power_lps_inside(cpu) && tries < 20000;
 	     tries++) {
-		if (tries % 20 == 0)
-			for (size_t i = 0; i < n; i++)
-				atomic_fetch_add(&sgxemu__st_kicks, (uint64_t)
-						 sgxemu__kick(files[i]->encl->engine));
+		for (size_t i = 0; tries % 20 == 0 && i < n; i++) {
+			int kicked = sgxemu__kick(files[i]->encl->engine);
+
+			atomic_fetch_add(&sgxemu__st_kicks, (uint64_t)kicked);
+		}
 		nanosleep(&ts, NULL);
 	}
 }
@@ -63,7 +64,9 @@ int sgx_drv_power_cycle(void)
 			continue;
 		if (n == cap) {
 			size_t ncap = cap ? 2 * cap : 16;
-			struct sgx_file **nf = realloc(files, ncap * sizeof(*nf));
+			struct sgx_file **nf;
+
+			nf = realloc(files, ncap * sizeof(*nf));
 
 			if (!nf) {
 				ret = -ENOMEM;

@@ -206,7 +206,8 @@ TEST(ioctls_after_power_cycle)
 
 	NEED_SHIM();
 	REQUIRE(key());
-	REQUIRE_EQ(shim_encl_create(&e, "/dev/sgx_enclave", SHIM_ENCL_ATTRS), 0);
+	REQUIRE_EQ(shim_encl_create(&e, "/dev/sgx_enclave", SHIM_ENCL_ATTRS),
+		   0);
 	REQUIRE_EQ(shim_encl_add(&e), 0);
 	CHECK_EQ(power_cycle(getpid(), msg, sizeof(msg)), 0);
 	if (!strstr(msg, "1 enclave lost"))
@@ -222,8 +223,8 @@ TEST(ioctls_after_power_cycle)
 	CHECK_EQ(ioctl(e.fd, SGX_IOC_ENCLAVE_ADD_PAGES, &add), -1);
 	CHECK_EQ(errno, EIO);
 	CHECK_EQ(add.count, 0);
-	REQUIRE_EQ(shim_sign(key(), (uint8_t[32]){ 0 }, SHIM_ENCL_ATTRS, &e.ss),
-		   0);
+	REQUIRE_EQ(shim_sign(key(), (uint8_t[32]){ 0 }, SHIM_ENCL_ATTRS,
+			     &e.ss), 0);
 	init.sigstruct = (uint64_t)(uintptr_t)&e.ss;
 	errno = 0;
 	CHECK_EQ(ioctl(e.fd, SGX_IOC_ENCLAVE_INIT, &init), -1);

@@ -303,3 +303,33 @@ TEST(concurrent_power_cycles)
 	check_lost_eenter(&e, 0);
 	destroy(&e);
 }
+
+/* Each process is a platform of its own: a forked child serves its own
+ * requests, and its power cycle leaves the parent's enclave running. */
+TEST(power_cycle_of_a_forked_child_spares_the_parent)
+{
+	struct sgx_enclave_run run;
+	struct shim_encl e;
+	uint64_t out[2] = { 0 };
+	char msg[512];
+	pid_t pid;
+	int st;
+
+	BUILD(e);
+	CHECK_EQ(shim_ecall(&e, 0, 0, out, 1, &run), 0);
+	CHECK_EQ(out[0], 2);
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		int rc = power_cycle(getpid(), msg, sizeof(msg));
+
+		_exit(rc == 0 && strstr(msg, "power cycled") ? 0 : 1);
+	}
+	REQUIRE_EQ(waitpid(pid, &st, 0), pid);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	memset(out, 0, sizeof(out));
+	CHECK_EQ(shim_ecall(&e, 0, 0, out, 5, &run), 0);
+	CHECK_EQ(run.function, SGX_EEXIT);
+	CHECK_EQ(out[0], 6);
+	destroy(&e);
+}

@@ -61,7 +61,7 @@ TEST_DEPS += $(DCAP_PROBE)
 # test_attestation dlopens the library in-process (dcap_ql_* tests): its
 # platform API must be in the dynamic symbol table, as libsgxemu.so's is.
 $(B)/tests/integration/test_attestation: LDFLAGS += -rdynamic
-$(B)/tests/integration/test_attestation: | $(DCAP_QL)
+$(B)/tests/integration/test_attestation: | $(DCAP_QL) $(DCAP_QV)
 
 # The provider's unit test links its objects (tests/unit/test_dcap_qpl.c).
 $(B)/tests/unit/test_dcap_qpl: $(QPL_OBJS)

@@ -14,12 +14,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <openssl/evp.h>
 #include <openssl/rand.h>
 
 #include "test.h"
 #include "../enclaves/encl_util.h"
 #include "aesm_client.h"
 #include "attest/aesm.h"
+#include "dcap/dcap.h"
 #include "sgxemu/attest.h"
 
 #define K_REPORT	1
@@ -672,6 +674,103 @@ TEST(dcap_ql_quotes_an_enclave_report)
 	free(aesm_q);
 	free(q);
 	dlclose(ql);
+}
+
+/* This platform's collateral as sgx_ql_qve_collateral_t 3.1 (DER CRLs,
+ * text with its NUL), pointing into @s. */
+static void collateral_abi(struct sgxemu_collateral *s, sgx_ql_qve_collateral_t *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->version = QVE_COLLATERAL_VERSION31;
+	c->pck_crl_issuer_chain = s->pck_chain;
+	c->pck_crl_issuer_chain_size = (uint32_t)strlen(s->pck_chain) + 1;
+	c->root_ca_crl = (char *)s->root_crl;
+	c->root_ca_crl_size = (uint32_t)s->root_crl_len;
+	c->pck_crl = (char *)s->pck_crl;
+	c->pck_crl_size = (uint32_t)s->pck_crl_len;
+	c->tcb_info_issuer_chain = s->tcb_chain;
+	c->tcb_info_issuer_chain_size = (uint32_t)strlen(s->tcb_chain) + 1;
+	c->tcb_info = s->tcb_info;
+	c->tcb_info_size = (uint32_t)strlen(s->tcb_info) + 1;
+	c->qe_identity_issuer_chain = s->tcb_chain;
+	c->qe_identity_issuer_chain_size = (uint32_t)strlen(s->tcb_chain) + 1;
+	c->qe_identity = s->qe_identity;
+	c->qe_identity_size = (uint32_t)strlen(s->qe_identity) + 1;
+}
+
+/*
+ * The QvE-checked verification of libsgx_dcap_quoteverify.so.1 (loaded by
+ * path, as test_dcap_samples.sh's programs load it by soname): its REPORT
+ * is checked inside real enclaves, by EGETKEY(REPORT) there and the CMAC
+ * (what sgx_verify_report does under Intel's TVL): the enclave whose
+ * TARGETINFO the call carried accepts it, another refuses it; its
+ * REPORTDATA is SHA-256 of what the call returned.
+ */
+TEST(dcap_qve_report_verifies_inside_the_target_enclave)
+{
+	quote3_error_t (*verify)(const uint8_t *, uint32_t,
+				 const sgx_ql_qve_collateral_t *, time_t,
+				 uint32_t *, sgx_ql_qv_result_t *,
+				 sgx_ql_qe_report_info_t *, uint32_t, uint8_t *);
+	struct keys_encl a, b, quoted;
+	struct sgxemu_collateral s;
+	sgx_ql_qve_collateral_t c;
+	sgx_ql_qe_report_info_t info;
+	sgx_ql_qv_result_t res;
+	struct sgx_targetinfo ti;
+	struct sgx_report r;
+	uint8_t data[64] = { 9 }, rd[64] = { 0 }, *q = NULL;
+	char path[512], why[256];
+	time_t now = time(NULL);
+	int64_t date = now;
+	uint32_t exp;
+	size_t len;
+	EVP_MD_CTX *md;
+	void *qv;
+
+	snprintf(path, sizeof(path), "%s/dcap/libsgx_dcap_quoteverify.so.1",
+		 test_build_dir());
+	qv = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	REQUIRE(qv);
+	verify = (__typeof__(verify))dlsym(qv, "sgx_qv_verify_quote");
+	REQUIRE(verify);
+	REQUIRE(load_keys(&quoted, 0x11, 1));
+	REQUIRE_EQ(sgxemu_qe_target_info(&ti, why, sizeof(why)), 0);
+	REQUIRE(report(&quoted, &ti, data, &r));
+	REQUIRE_EQ(sgxemu_quote_generate(&r, &q, &len, why, sizeof(why)), 0);
+	REQUIRE_EQ(sgxemu_collateral_make(NULL, &s, why, sizeof(why)), 0);
+	collateral_abi(&s, &c);
+
+	REQUIRE(load_keys(&a, 0, 1));
+	REQUIRE(load_keys(&b, 0x5a, 1));
+	memset(&info, 0, sizeof(info));
+	REQUIRE(RAND_bytes(info.nonce.rand, sizeof(info.nonce.rand)) == 1);
+	targetinfo_of(&a, &info.app_enclave_target_info);
+	REQUIRE_EQ(verify(q, (uint32_t)len, &c, now, &exp, &res, &info, 0, NULL), 0);
+	CHECK_EQ(res, 0u);
+	CHECK(verifies(&a, &info.qe_report));
+	CHECK(!verifies(&b, &info.qe_report));
+	md = EVP_MD_CTX_new();
+	REQUIRE(md);
+	EVP_DigestInit_ex(md, EVP_sha256(), NULL);
+	EVP_DigestUpdate(md, info.nonce.rand, 16);
+	EVP_DigestUpdate(md, q, len);
+	EVP_DigestUpdate(md, &date, 8);
+	EVP_DigestUpdate(md, &exp, 4);
+	EVP_DigestUpdate(md, &res, 4);
+	EVP_DigestFinal_ex(md, rd, NULL);
+	EVP_MD_CTX_free(md);
+	CHECK_MEM(info.qe_report.body.report_data, rd, 64);
+	CHECK_EQ(info.qe_report.body.isvprodid, 2);
+	CHECK_EQ(info.qe_report.body.isvsvn, 12);
+	/* The same call for B: B's now, not A's. */
+	targetinfo_of(&b, &info.app_enclave_target_info);
+	REQUIRE_EQ(verify(q, (uint32_t)len, &c, now, &exp, &res, &info, 0, NULL), 0);
+	CHECK(verifies(&b, &info.qe_report));
+	CHECK(!verifies(&a, &info.qe_report));
+	sgxemu_collateral_free(&s);
+	free(q);
+	dlclose(qv);
 }
 
 /* One AESM request to @a; the decoded Response or NULL. */

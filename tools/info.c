@@ -29,7 +29,7 @@ static const char usage[] =
 	"MISCSELECT, the attributes and XFRM enclaves may use, launch-control\n"
 	"mode, the device files and the engine. Honours the same environment\n"
 	"as `sgxemu run` (SGXEMU_EPC_SIZE, SGXEMU_EPC_SECTIONS, SGXEMU_SGX2,\n"
-	"SGXEMU_AEXNOTIFY, SGXEMU_AEX_TICK,\n"
+	"SGXEMU_AEXNOTIFY, SGXEMU_EUPDATESVN, SGXEMU_AEX_TICK,\n"
 	"SGXEMU_GUARD, SGXEMU_CPUID), and how host CPUID is made to answer\n"
 	"as this part there.\n"
 	"\n"
@@ -274,9 +274,10 @@ static int info_main(int argc, char **argv)
 	xfrm = (uint64_t)r1[3] << 32 | r1[2];
 
 	printf("%s\n", sgxemu_version());
-	printf("instructions:     %s%s%s\n", (r0[0] & 1) ? "SGX1" : "(no SGX1)",
+	printf("instructions:     %s%s%s%s\n", (r0[0] & 1) ? "SGX1" : "(no SGX1)",
 	       (r0[0] & 2) ? " SGX2" : "",
-	       (r0[0] & (1U << 11)) ? " EDECCSSA (AEX-Notify)" : "");
+	       (r0[0] & (1U << 11)) ? " EDECCSSA (AEX-Notify)" : "",
+	       (r0[0] & (1U << 10)) ? " EUPDATESVN" : "");
 	printf("MISCSELECT:       0x%08x%s\n", r0[1],
 	       (r0[1] & SGX_MISC_EXINFO) ? " (EXINFO)" : "");
 	printf("max enclave size: 2^%u bytes (64-bit), 2^%u (32-bit)\n",

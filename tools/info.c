@@ -246,6 +246,36 @@ static void print_debugger(void)
 	       found ? "libsgxemu_ptrace.so" : "libsgxemu_ptrace.so not found");
 }
 
+/*
+ * CPUSVN: this process's, and the pending one of the secrets file (a
+ * microcode update that the next EUPDATESVN takes, `sgxemu platform
+ * update-svn`).
+ */
+static void print_cpusvn(const struct sgx_cpu *cpu, const char *path)
+{
+	struct sgx_svn_state st;
+	char why[512];
+
+	printf("CPUSVN:           ");
+	for (int i = 0; i < SGX_CPUSVN_SIZE; i++)
+		printf("%02x", cpu->keys.cpusvn[i]);
+	if (sgx_secrets_svn(path, &st, why, sizeof(why))) {
+		printf(" (pending: unknown, %s)\n", why);
+		return;
+	}
+	if (!memcmp(st.pending, cpu->keys.cpusvn, SGX_CPUSVN_SIZE) ||
+	    sgx_cpusvn_supported(cpu->keys.cpusvn, st.pending)) {
+		printf(" (no update pending)\n");
+		return;
+	}
+	printf("\npending CPUSVN:   ");
+	for (int i = 0; i < SGX_CPUSVN_SIZE; i++)
+		printf("%02x", st.pending[i]);
+	printf(" (a microcode update: taken at the next open of an enclave "
+	       "device with no enclave%s)\n", cpu->config.eupdatesvn ? "" :
+	       "; this processor has no EUPDATESVN");
+}
+
 static int info_main(int argc, char **argv)
 {
 	uint32_t r0[4], r1[4], rs[4];
@@ -322,15 +352,12 @@ static int info_main(int argc, char **argv)
 		       "the driver writes the signer's hash before EINIT, so any "
 		       "signer launches\n");
 	if (cpu) {
-		char fp[33], path[4096];
+		char fp[33], path[4096] = "";
 
-		if (!sgx_secrets_fingerprint(&cpu->keys, fp) &&
-		    !sgx_secrets_path(path, sizeof(path)))
+		if (!sgx_secrets_path(path, sizeof(path)) &&
+		    !sgx_secrets_fingerprint(&cpu->keys, fp))
 			printf("platform id:      %s (secrets in %s)\n", fp, path);
-		printf("CPUSVN:           ");
-		for (int i = 0; i < SGX_CPUSVN_SIZE; i++)
-			printf("%02x", cpu->keys.cpusvn[i]);
-		printf("\n");
+		print_cpusvn(cpu, path);
 	} else {
 		printf("platform:         not available (see the message above)\n");
 	}

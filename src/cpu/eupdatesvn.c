@@ -46,6 +46,33 @@ static bool rdseed(struct sgx_cpu *cpu, uint8_t key[16])
 	return RAND_priv_bytes(key, 16) == 1;
 }
 
+/*
+ * Any valid EPCM entry (cpu->lock held). Every leaf that makes a page
+ * valid marks it used first, so only used pages need a look: the EPC of
+ * a process that never built an enclave is skipped with one memchr, not
+ * read entry by entry (262144 entries in the default 1 GiB EPC).
+ */
+static bool epc_has_valid_page(const struct sgx_cpu *cpu)
+{
+	const uint8_t *used = cpu->epc_used, *u;
+	size_t i = 0;
+
+	for (;;) {
+		if (used) {
+			u = memchr(used + i, 1, cpu->nr_pages - i);
+			if (!u)
+				return false;
+			i = (size_t)(u - used);
+		} else if (i >= cpu->nr_pages) {
+			return false;
+		}
+		if (cpu->epcm[i].valid)
+			return true;
+		if (++i >= cpu->nr_pages)
+			return false;
+	}
+}
+
 int sgx_eupdatesvn(struct sgx_cpu *cpu)
 {
 	uint8_t key[16];
@@ -55,11 +82,9 @@ int sgx_eupdatesvn(struct sgx_cpu *cpu)
 		return SGX_GP;		/* an undefined ENCLS leaf */
 
 	pthread_mutex_lock(&cpu->lock);
-	for (size_t i = 0; i < cpu->nr_pages; i++) {
-		if (cpu->epcm[i].valid) {
-			ret = SGX_EPC_NOT_READY;
-			goto out;
-		}
+	if (epc_has_valid_page(cpu)) {
+		ret = SGX_EPC_NOT_READY;
+		goto out;
 	}
 	if (!rdseed(cpu, key)) {
 		ret = SGX_INSUFFICIENT_ENTROPY;

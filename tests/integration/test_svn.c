@@ -39,8 +39,9 @@ static const uint8_t v3[16] = { 2, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2 }
 
 static char secrets[512];
 
-/* A new platform of its own for this test (before the platform exists). */
-static void fresh_platform(void)
+/* A new platform of its own for this test (before the platform exists);
+ * with_leaf false: a processor without EUPDATESVN. */
+static void fresh_platform_of(bool with_leaf)
 {
 	char dir[400];
 
@@ -52,9 +53,17 @@ static void fresh_platform(void)
 	snprintf(secrets, sizeof(secrets), "%s/platform-secrets", dir);
 	setenv("SGXEMU_SECRETS_FILE", secrets, 1);
 	unsetenv("SGXEMU_CPUSVN");
-	unsetenv("SGXEMU_EUPDATESVN");
+	if (with_leaf)
+		unsetenv("SGXEMU_EUPDATESVN");
+	else
+		setenv("SGXEMU_EUPDATESVN", "0", 1);
 	unsetenv("SGXEMU_EUPDATESVN_ENTROPY");
 	REQUIRE_EQ(sgxemu_platform_init(), 0);
+}
+
+static void fresh_platform(void)
+{
+	fresh_platform_of(true);
 }
 
 static void set_pending(const uint8_t svn[16])
@@ -293,20 +302,8 @@ TEST(a_processor_without_the_leaf_keeps_its_cpusvn)
 	struct sgx_file *f;
 	int err;
 
-	setenv("SGXEMU_EUPDATESVN", "0", 1);
-	/* fresh_platform() would clear it: set up by hand. */
-	{
-		char dir[400];
-
-		snprintf(dir, sizeof(dir), "%s/tmp/svn-XXXXXX", test_build_dir());
-		mkdir(test_build_dir(), 0700);
-		snprintf(secrets, sizeof(secrets), "%s/tmp", test_build_dir());
-		mkdir(secrets, 0700);
-		REQUIRE(mkdtemp(dir) != NULL);
-		snprintf(secrets, sizeof(secrets), "%s/platform-secrets", dir);
-		setenv("SGXEMU_SECRETS_FILE", secrets, 1);
-	}
-	REQUIRE_EQ(sgxemu_platform_init(), 0);
+	fresh_platform_of(false);
+	CHECK(!sgxemu__cpu()->config.eupdatesvn);
 	set_pending(v3);
 	f = open_dev(SGX_API_MAINLINE, &err);
 	REQUIRE(f != NULL);

@@ -29,7 +29,7 @@ static const char usage[] =
 	"MISCSELECT, the attributes and XFRM enclaves may use, launch-control\n"
 	"mode, the device files and the engine. Honours the same environment\n"
 	"as `sgxemu run` (SGXEMU_EPC_SIZE, SGXEMU_EPC_SECTIONS, SGXEMU_SGX2,\n"
-	"SGXEMU_AEXNOTIFY, SGXEMU_AEX_TICK,\n"
+	"SGXEMU_AEXNOTIFY, SGXEMU_EUPDATESVN, SGXEMU_AEX_TICK,\n"
 	"SGXEMU_GUARD, SGXEMU_CPUID), and how host CPUID is made to answer\n"
 	"as this part there.\n"
 	"\n"
@@ -246,6 +246,36 @@ static void print_debugger(void)
 	       found ? "libsgxemu_ptrace.so" : "libsgxemu_ptrace.so not found");
 }
 
+/*
+ * CPUSVN: this process's, and the pending one of the secrets file (a
+ * microcode update that the next EUPDATESVN takes, `sgxemu platform
+ * update-svn`).
+ */
+static void print_cpusvn(const struct sgx_cpu *cpu, const char *path)
+{
+	struct sgx_svn_state st;
+	char why[512];
+
+	printf("CPUSVN:           ");
+	for (int i = 0; i < SGX_CPUSVN_SIZE; i++)
+		printf("%02x", cpu->keys.cpusvn[i]);
+	if (sgx_secrets_svn(path, &st, why, sizeof(why))) {
+		printf(" (pending: unknown, %s)\n", why);
+		return;
+	}
+	if (!memcmp(st.pending, cpu->keys.cpusvn, SGX_CPUSVN_SIZE) ||
+	    sgx_cpusvn_supported(cpu->keys.cpusvn, st.pending)) {
+		printf(" (no update pending)\n");
+		return;
+	}
+	printf("\npending CPUSVN:   ");
+	for (int i = 0; i < SGX_CPUSVN_SIZE; i++)
+		printf("%02x", st.pending[i]);
+	printf(" (a microcode update: taken at the next open of an enclave "
+	       "device with no enclave%s)\n", cpu->config.eupdatesvn ? "" :
+	       "; this processor has no EUPDATESVN");
+}
+
 static int info_main(int argc, char **argv)
 {
 	uint32_t r0[4], r1[4], rs[4];
@@ -274,9 +304,10 @@ static int info_main(int argc, char **argv)
 	xfrm = (uint64_t)r1[3] << 32 | r1[2];
 
 	printf("%s\n", sgxemu_version());
-	printf("instructions:     %s%s%s\n", (r0[0] & 1) ? "SGX1" : "(no SGX1)",
+	printf("instructions:     %s%s%s%s\n", (r0[0] & 1) ? "SGX1" : "(no SGX1)",
 	       (r0[0] & 2) ? " SGX2" : "",
-	       (r0[0] & (1U << 11)) ? " EDECCSSA (AEX-Notify)" : "");
+	       (r0[0] & (1U << 11)) ? " EDECCSSA (AEX-Notify)" : "",
+	       (r0[0] & (1U << 10)) ? " EUPDATESVN" : "");
 	printf("MISCSELECT:       0x%08x%s\n", r0[1],
 	       (r0[1] & SGX_MISC_EXINFO) ? " (EXINFO)" : "");
 	printf("max enclave size: 2^%u bytes (64-bit), 2^%u (32-bit)\n",
@@ -321,15 +352,12 @@ static int info_main(int argc, char **argv)
 		       "the driver writes the signer's hash before EINIT, so any "
 		       "signer launches\n");
 	if (cpu) {
-		char fp[33], path[4096];
+		char fp[33], path[4096] = "";
 
-		if (!sgx_secrets_fingerprint(&cpu->keys, fp) &&
-		    !sgx_secrets_path(path, sizeof(path)))
+		if (!sgx_secrets_path(path, sizeof(path)) &&
+		    !sgx_secrets_fingerprint(&cpu->keys, fp))
 			printf("platform id:      %s (secrets in %s)\n", fp, path);
-		printf("CPUSVN:           ");
-		for (int i = 0; i < SGX_CPUSVN_SIZE; i++)
-			printf("%02x", cpu->keys.cpusvn[i]);
-		printf("\n");
+		print_cpusvn(cpu, path);
 	} else {
 		printf("platform:         not available (see the message above)\n");
 	}

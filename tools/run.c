@@ -42,6 +42,8 @@ static const char usage[] =
 	"  --no-sgx2         enumerate an SGX1-only processor\n"
 	"  --no-aexnotify    a processor without AEX-Notify (no AEXNOTIFY\n"
 	"                    attribute, no EDECCSSA)\n"
+	"  --no-eupdatesvn   a processor without ENCLS[EUPDATESVN]: CPUSVN\n"
+	"                    stays until the process ends (sgxemu platform)\n"
 	"  --aex-tick TIME   a timer interrupt (an AEX) every TIME of each\n"
 	"                    thread's CPU time in enclave mode (default 4ms, a\n"
 	"                    kernel with HZ=250; units ns, us, ms, s); 0: none\n"
@@ -225,6 +227,8 @@ int run_options(int argc, char **argv, int *idx, const char **lib,
 			setenv("SGXEMU_SGX2", "0", 1);
 		} else if (!strcmp(a, "--no-aexnotify")) {
 			setenv("SGXEMU_AEXNOTIFY", "0", 1);
+		} else if (!strcmp(a, "--no-eupdatesvn")) {
+			setenv("SGXEMU_EUPDATESVN", "0", 1);
 		} else if (!strcmp(a, "--aex-tick")) {
 			if (i + 1 >= argc) {
 				cli_error("--aex-tick needs a time (e.g. 4ms)");

@@ -6,7 +6,7 @@
  * (tests/enclaves/dbg_encl.c, layout.h) loaded from its flat image.
  *
  *   dbg_host [--nodebug] [--threads] [--wait] [--crash] [--fault] [--copies N]
- *            KEY.pem ENCL.bin
+ *            [--leave-inside] KEY.pem ENCL.bin
  *
  * After loading it calls dbg_enclave_loaded(base), where a debugger adds
  * the enclave's symbols (add-symbol-file dbg_encl.elf -o $rdi). Then:
@@ -18,7 +18,9 @@
  * pointer (a #PF the vDSO reports); --crash then writes through a null
  * pointer in host code. --copies
  * loads N-1 more copies after the first (never called): with a small EPC
- * the first one's pages are evicted for them.
+ * the first one's pages are evicted for them. --leave-inside (with
+ * --threads) exits while the second thread is still in the enclave (the
+ * coverage test: the enclave is gone with a thread inside).
  */
 #include <pthread.h>
 #include <sched.h>
@@ -159,7 +161,7 @@ static int load(const char *key, const char *bin, bool debug, uint64_t *basep)
 int main(int argc, char **argv)
 {
 	bool debug = true, threads = false, wait = false, crash = false;
-	bool fault = false;
+	bool fault = false, leave_inside = false;
 	unsigned copies = 1;
 	uint64_t other;
 	pthread_t th;
@@ -176,12 +178,15 @@ int main(int argc, char **argv)
 			crash = true;
 		else if (!strcmp(argv[i], "--fault"))
 			fault = true;
+		else if (!strcmp(argv[i], "--leave-inside"))
+			leave_inside = true;
 		else if (!strcmp(argv[i], "--copies") && i + 1 < argc)
 			copies = (unsigned)atoi(argv[++i]);
 	}
 	if (argc - i != 2) {
 		fprintf(stderr, "usage: dbg_host [--nodebug] [--threads] "
-			"[--wait] [--crash] [--fault] [--copies N] KEY.pem ENCL.bin\n");
+			"[--wait] [--crash] [--fault] [--copies N] [--leave-inside] "
+			"KEY.pem ENCL.bin\n");
 		return 2;
 	}
 	if (load(argv[i], argv[i + 1], debug, &encl_base))
@@ -212,6 +217,11 @@ int main(int argc, char **argv)
 			fprintf(stderr, "dbg_host: compute(%lu) = %lu\n", x, a.out);
 			bad++;
 		}
+	}
+	if (threads && leave_inside) {
+		printf("dbg_host: ok, exiting with a thread inside\n");
+		fflush(stdout);
+		exit(bad ? 1 : 0);
 	}
 	if (threads) {
 		stop_spin = 1;

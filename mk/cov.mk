@@ -1,0 +1,37 @@
+# Coverage and fuzzing of enclave code (src/cov/, docs/guide.md "Testing
+# enclaves: coverage and fuzzing").
+#
+# gcov_info's layout has one merge function per counter kind: 8 kinds
+# from gcc 10, 9 from gcc 14 (libgcov.h). The host's gcc decides, as its
+# libgcov.a is the one linked.
+GCOV_GCC_MAJOR := $(shell gcc -dumpversion 2>/dev/null | cut -d. -f1)
+GCOV_COUNTERS  := $(shell [ "0$(GCOV_GCC_MAJOR)" -ge 14 ] && echo 9 || echo 8)
+$(B)/src/cov/gcov.o: override CFLAGS += -DSGXEMU_GCOV_COUNTERS=$(GCOV_COUNTERS)
+
+# The coverage test enclave: the debugger test enclave's C code
+# (tests/enclaves/dbg_encl.c) built with gcc's freestanding coverage flags
+# (gcc >= 12), its .gcov_info kept as a section of its own (the flat
+# image takes it with .data's pages) and __gcov_merge_add, which only
+# libgcov defines, stood in for by a symbol of the enclave: the host side
+# only asks whether it is there. Always gcc, whatever CC is: the flags are
+# gcc's.
+COV_ENCL_CFLAGS = $(filter-out -O2 -fPIC,$(ENCL_CFLAGS)) -fPIE -O0 -g \
+	--coverage -fprofile-info-section -fprofile-update=atomic
+$(B)/enclaves/cov/dbg_encl.o: tests/enclaves/dbg_encl.c tests/enclaves/dbg_encl.h mk/cov.mk
+	@mkdir -p $(dir $@)
+	rm -f $(@:.o=.gcno)
+	gcc $(COV_ENCL_CFLAGS) -c -o $@ $<
+
+$(B)/enclaves/cov_encl.elf: $(B)/enclaves/cov/dbg_encl.o tests/enclaves/dbg_entry.S tests/enclaves/encl.lds tests/enclaves/layout.h tests/enclaves/c_encl.inc $(B)/enclaves/cov_encl.lds
+	gcc $(COV_ENCL_CFLAGS) -T $(B)/enclaves/cov_encl.lds \
+		-Wl,--defsym,__gcov_merge_add=encl_entry -o $@ \
+		tests/enclaves/dbg_entry.S $(B)/enclaves/cov/dbg_encl.o
+
+# encl.lds with .gcov_info after .data (a section of its own, so the
+# host side finds it by name) and no /DISCARD/ of .debug*.
+$(B)/enclaves/cov_encl.lds: tests/enclaves/encl.lds mk/cov.mk
+	@mkdir -p $(dir $@)
+	sed -e 's/\*(\.debug\*)//' \
+	    -e 's/^\(\t\.data : .*\)$$/\1\n\t.gcov_info : { KEEP(*(.gcov_info)) }/' $< > $@
+
+TEST_DEPS += $(B)/enclaves/cov_encl.bin

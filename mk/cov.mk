@@ -35,3 +35,37 @@ $(B)/enclaves/cov_encl.lds: tests/enclaves/encl.lds mk/cov.mk
 	    -e 's/^\(\t\.data : .*\)$$/\1\n\t.gcov_info : { KEEP(*(.gcov_info)) }/' $< > $@
 
 TEST_DEPS += $(B)/enclaves/cov_encl.bin
+
+# The enclave fuzzing test (tests/integration/test_fuzz_enclave.sh):
+# tests/enclaves/fuzz_encl.c built with clang's inline 8-bit counters and
+# PC table and no sanitizer runtime (sancov_stub.c is what it links for
+# the module constructor's callees), its two sections kept by name in the
+# data pages; the host harness tests/debug/fuzz_host.c with libFuzzer.
+# Both need clang and its libFuzzer runtime: without them the test skips.
+FUZZ_ENCL_CFLAGS = $(filter-out -O2 -fPIC,$(ENCL_CFLAGS)) -fPIE -O0 -g \
+	-fsanitize-coverage=inline-8bit-counters,pc-table
+HAVE_LIBFUZZER := $(shell echo 'int LLVMFuzzerTestOneInput(const char *d, long n) { (void)d; return (int)n & 0; }' | \
+	clang -x c -fsanitize=fuzzer -o /dev/null - >/dev/null 2>&1 && echo yes)
+
+$(B)/enclaves/fuzz_encl.elf: tests/enclaves/fuzz_encl.c tests/enclaves/fuzz_encl.h tests/enclaves/sancov_stub.c tests/enclaves/dbg_entry.S tests/enclaves/encl.lds tests/enclaves/layout.h tests/enclaves/c_encl.inc $(B)/enclaves/fuzz_encl.lds mk/cov.mk
+	@mkdir -p $(dir $@)
+	clang $(filter-out -Wl%,$(FUZZ_ENCL_CFLAGS)) -c -o $(B)/enclaves/fuzz_encl.o tests/enclaves/fuzz_encl.c
+	clang $(filter-out -fsanitize-coverage=%,$(FUZZ_ENCL_CFLAGS)) -T $(B)/enclaves/fuzz_encl.lds -o $@ \
+		tests/enclaves/dbg_entry.S $(B)/enclaves/fuzz_encl.o tests/enclaves/sancov_stub.c
+
+# encl.lds with the counters, the PC table and the constructor list in
+# the data pages, each counters/PC section an output section of its own.
+$(B)/enclaves/fuzz_encl.lds: tests/enclaves/encl.lds mk/cov.mk
+	@mkdir -p $(dir $@)
+	sed -e 's/\*(\.debug\*)//' \
+	    -e 's/^\(\t\.data : { \*(\.data\.ssa) \*(\.data\*)\)/\1 *(.init_array*)/' \
+	    -e 's/^\(\t\.data : .*\)$$/\1\n\t__sancov_cntrs : { KEEP(*(__sancov_cntrs)) }\n\t__sancov_pcs : { KEEP(*(__sancov_pcs)) }/' $< > $@
+
+$(B)/tests/debug/fuzz_host: tests/debug/fuzz_host.c tests/debug/flat_load.h tests/enclaves/fuzz_encl.h tests/enclaves/shim_encl.h tests/enclaves/encl_util.h
+	@mkdir -p $(dir $@)
+	clang $(filter-out $(SAN),$(CFLAGS)) -Itests/enclaves -Itests/lib -fsanitize=fuzzer \
+		-o $@ $< -lcrypto -pthread
+
+ifeq ($(HAVE_LIBFUZZER),yes)
+TEST_DEPS += $(B)/enclaves/fuzz_encl.bin $(B)/tests/debug/fuzz_host
+endif

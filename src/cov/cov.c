@@ -67,27 +67,38 @@ static bool debug_enclave(struct sgxemu_enclave *e)
 static void enclave_initialized(struct sgxemu_enclave *e)
 {
 	struct watched *w = NULL;
+	struct cov_image im;
+	bool fuzz = cov_fuzzer_present(), have_image;
 
+	if (!out_dir && !fuzz)
+		return;
+	if (!debug_enclave(e)) {
+		cov_log("the enclave at 0x%llx is not a DEBUG enclave: no "
+			"coverage%s (its memory is readable only by EDBGRD's rule)",
+			(unsigned long long)e->base,
+			fuzz ? " and no edges for libFuzzer" : "");
+		return;
+	}
+	have_image = !cov_image_find(e, &im);
+	if (have_image && fuzz && im.sancov_cntrs.size)
+		cov_fuzz_register(e, &im);
+	if (!out_dir)
+		return;
 	pthread_mutex_lock(&lock);
 	for (unsigned i = 0; i < MAX_WATCHED && !w; i++)
 		if (!watched[i].e)
 			w = &watched[i];
-	if (!w) {
-		pthread_mutex_unlock(&lock);
+	if (w) {
+		w->e = e;
+		w->pid = getpid();
+		w->have_image = have_image;
+		if (have_image)
+			w->im = im;
+	}
+	pthread_mutex_unlock(&lock);
+	if (!w)
 		cov_log("more than %d enclaves: the one at 0x%llx is not "
 			"watched", MAX_WATCHED, (unsigned long long)e->base);
-		return;
-	}
-	memset(w, 0, sizeof(*w));
-	w->e = e;
-	w->pid = getpid();
-	if (!debug_enclave(e))
-		cov_log("the enclave at 0x%llx is not a DEBUG enclave: no "
-			"coverage (its memory is readable only by EDBGRD's rule)",
-			(unsigned long long)e->base);
-	else
-		w->have_image = !cov_image_find(e, &w->im);
-	pthread_mutex_unlock(&lock);
 }
 
 /* @w's files; called with the lock held. */
@@ -97,7 +108,7 @@ static void write_out(struct watched *w, const char *when)
 	int n;
 
 	w->e = NULL;
-	if (w->pid != getpid() || !debug_enclave(e))
+	if (w->pid != getpid())
 		return;
 	if (!w->have_image) {
 		cov_log("the enclave at 0x%llx: no ELF file with coverage "
@@ -124,6 +135,8 @@ static void write_out(struct watched *w, const char *when)
 
 static void enclave_releasing(struct sgxemu_enclave *e)
 {
+	if (!out_dir)
+		return;
 	pthread_mutex_lock(&lock);
 	for (unsigned i = 0; i < MAX_WATCHED; i++)
 		if (watched[i].e == e)
@@ -151,9 +164,14 @@ void sgxemu_cov_setup(void)
 	const char *dir = getenv("SGXEMU_COVERAGE");
 	const char *s = getenv("GCOV_PREFIX_STRIP");
 
-	if (done || !dir || !*dir)
+	if (done)
 		return;
 	done = true;
+	/* Always watching: whether the program is a libFuzzer harness is
+	 * known only once its symbols can be looked up (at EINIT). */
+	sgx_drv_set_observer(&observer);
+	if (!dir || !*dir)
+		return;
 	out_dir = strdup(dir);
 	if (!out_dir)
 		return;
@@ -166,6 +184,5 @@ void sgxemu_cov_setup(void)
 		else
 			strip = (unsigned)v;
 	}
-	sgx_drv_set_observer(&observer);
 	atexit(at_exit);
 }

@@ -17,12 +17,14 @@
 #ifndef SGXEMU_COV_H
 #define SGXEMU_COV_H
 
+#include <elf.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 struct sgxemu_enclave;
+struct dl_phdr_info;
 
 /*
  * Reads $SGXEMU_COVERAGE (the output directory; `sgxemu run --coverage`
@@ -44,6 +46,10 @@ struct cov_image {
 	uint64_t lo, hi;	/* the image's extent, link-time */
 	struct cov_sect text, gcov_info, sancov_cntrs, sancov_pcs;
 	uint64_t text_off;	/* file offset of .text */
+	uint64_t pcs_off;	/* file offset of __sancov_pcs */
+	/* Its PT_LOAD headers, for the module a symbolizer sees (fuzz.c). */
+	Elf64_Phdr load[16];
+	unsigned nr_load;
 };
 
 /*
@@ -76,6 +82,24 @@ int cov_read_str(struct sgxemu_enclave *e, uint64_t addr, char *buf,
  */
 int cov_gcov_write(struct sgxemu_enclave *e, const struct cov_image *im,
 		   const char *dir, unsigned strip);
+
+/*
+ * libFuzzer in this process (its __sanitizer_cov_8bit_counters_init is
+ * there and SGXEMU_COVERAGE_FUZZER is not 0)?
+ */
+bool cov_fuzzer_present(void);
+/*
+ * Enclave @e's inline 8-bit counters and PC table (clang's
+ * -fsanitize-coverage=inline-8bit-counters,pc-table) given to the host's
+ * libFuzzer, as a loaded module's constructor gives its own; the enclave
+ * then shows as a module to dl_iterate_phdr, so its PCs symbolize. 0, or
+ * -errno after one line.
+ */
+int cov_fuzz_register(struct sgxemu_enclave *e, const struct cov_image *im);
+/* dl_iterate_phdr's view of the registered enclaves (the shim's
+ * dl_iterate_phdr calls it after the loader's objects): @cb's result. */
+int sgxemu_cov_each_module(int (*cb)(struct dl_phdr_info *, size_t, void *),
+			   void *data);
 
 /* One line "sgxemu: coverage: ..." on stderr. */
 void cov_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -90,12 +90,26 @@ int cov_image_open(const char *path, struct cov_image *im)
 			take(&im->gcov_info, &sh[i]);
 		} else if (!strcmp(n, "__sancov_cntrs")) {
 			take(&im->sancov_cntrs, &sh[i]);
-		} else if (!strcmp(n, "__sancov_pcs")) {
+		} else if (!strcmp(n, "__sancov_pcs") &&
+			   sh[i].sh_type == SHT_PROGBITS) {
 			take(&im->sancov_pcs, &sh[i]);
+			im->pcs_off = sh[i].sh_offset;
 		}
 	}
 	if (!im->text.size || im->lo > im->hi)
 		goto out;
+	if (eh.e_phentsize == sizeof(Elf64_Phdr) && eh.e_phnum <= MAX_SHDRS) {
+		for (unsigned i = 0; i < eh.e_phnum &&
+		     im->nr_load < sizeof(im->load) / sizeof(im->load[0]); i++) {
+			Elf64_Phdr ph;
+
+			if (!pread_all(fd, &ph, sizeof(ph),
+				       (off_t)(eh.e_phoff + i * sizeof(ph))))
+				goto out;
+			if (ph.p_type == PT_LOAD)
+				im->load[im->nr_load++] = ph;
+		}
+	}
 	snprintf(im->path, sizeof(im->path), "%s", path);
 	im->relocated = eh.e_type == ET_DYN;
 	ret = 0;

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A libFuzzer harness whose target is an ECALL (tests/integration/
+ * test_fuzz_enclave.sh): built with clang -fsanitize=fuzzer, run under
+ * `sgxemu run`, it loads the fuzzing test enclave (tests/enclaves/
+ * fuzz_encl.c, a flat image; FUZZ_KEY and FUZZ_BIN name the signing key
+ * and the image, FUZZ_NODEBUG=1 loads it without DEBUG) and hands each
+ * input to the enclave's parser. An enclave exception ends the ECALL
+ * (the vDSO reports it, as the SDK's urts reports
+ * SGX_ERROR_ENCLAVE_CRASHED): the harness aborts, so libFuzzer reports a
+ * crash and saves the input, as for a crash of host code.
+ */
+#include "test.h"
+#include "encl_util.h"
+#include "shim_encl.h"
+#include "fuzz_encl.h"
+#include "flat_load.h"
+
+static uint64_t encl_base;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	const char *key = getenv("FUZZ_KEY"), *bin = getenv("FUZZ_BIN");
+	const char *nodebug = getenv("FUZZ_NODEBUG");
+
+	(void)argc;
+	(void)argv;
+	if (!key || !bin) {
+		fprintf(stderr, "fuzz_host: set FUZZ_KEY and FUZZ_BIN\n");
+		exit(2);
+	}
+	if (flat_load(key, bin, !(nodebug && *nodebug == '1'), &encl_base))
+		exit(1);
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct fuzz_args a = { .data = data, .size = size };
+	struct sgx_enclave_run run;
+
+	memset(&run, 0, sizeof(run));
+	run.tcs = encl_base;
+	if (shim_vdso_call(FUZZ_CMD_PARSE, (unsigned long)(uintptr_t)&a, 0,
+			   SGX_EENTER, 0, 0, &run) || run.function != SGX_EEXIT) {
+		fprintf(stderr, "fuzz_host: enclave exception, vector %u at "
+			"0x%llx\n", run.exception_vector,
+			(unsigned long long)run.exception_addr);
+		abort();
+	}
+	return 0;
+}

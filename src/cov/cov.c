@@ -80,6 +80,12 @@ static void enclave_initialized(struct sgxemu_enclave *e)
 		return;
 	}
 	have_image = !cov_image_find(e, &im);
+	if (have_image && sgx_drv_debug)
+		sgx_drv_log("coverage: the enclave at 0x%llx is %s: .gcov_info "
+			    "%llu objects, __sancov_cntrs %llu edges",
+			    (unsigned long long)e->base, im.path,
+			    (unsigned long long)(im.gcov_info.size / 8),
+			    (unsigned long long)im.sancov_cntrs.size);
 	if (have_image && fuzz && im.sancov_cntrs.size)
 		cov_fuzz_register(e, &im);
 	if (!out_dir)
@@ -135,6 +141,12 @@ static void write_out(struct watched *w, const char *when)
 
 static void enclave_releasing(struct sgxemu_enclave *e)
 {
+	/* libFuzzer cannot forget a module: its next scan of the counters
+	 * reads memory that is no longer the enclave's. */
+	if (cov_fuzz_registered(e))
+		cov_log("the enclave at 0x%llx is released while libFuzzer "
+			"still counts its edges: keep it for the whole fuzzing run",
+			(unsigned long long)e->base);
 	if (!out_dir)
 		return;
 	pthread_mutex_lock(&lock);

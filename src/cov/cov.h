@@ -96,6 +96,8 @@ bool cov_fuzzer_present(void);
  * -errno after one line.
  */
 int cov_fuzz_register(struct sgxemu_enclave *e, const struct cov_image *im);
+/* Was @e given to libFuzzer? */
+bool cov_fuzz_registered(const struct sgxemu_enclave *e);
 /* dl_iterate_phdr's view of the registered enclaves (the shim's
  * dl_iterate_phdr calls it after the loader's objects): @cb's result. */
 int sgxemu_cov_each_module(int (*cb)(struct dl_phdr_info *, size_t, void *),

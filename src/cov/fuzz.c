@@ -40,6 +40,7 @@
 #define MAX_PCS		(1U << 24)
 
 struct module {
+	const struct sgxemu_enclave *e;
 	char name[PATH_MAX];
 	uint64_t addr;			/* load bias */
 	Elf64_Phdr load[16];
@@ -128,6 +129,7 @@ int cov_fuzz_register(struct sgxemu_enclave *e, const struct cov_image *im)
 	if (n < MAX_MODULES) {
 		struct module *m = &modules[n];
 
+		m->e = e;
 		memcpy(m->name, im->path, sizeof(m->name));
 		m->addr = im->delta;
 		memcpy(m->load, im->load, sizeof(m->load));
@@ -161,4 +163,14 @@ int sgxemu_cov_each_module(int (*cb)(struct dl_phdr_info *, size_t, void *),
 			return r;
 	}
 	return 0;
+}
+
+bool cov_fuzz_registered(const struct sgxemu_enclave *e)
+{
+	unsigned n = atomic_load(&nr_modules);
+
+	for (unsigned i = 0; i < n; i++)
+		if (modules[i].e == e)
+			return true;
+	return false;
 }

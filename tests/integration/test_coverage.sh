@@ -192,7 +192,19 @@ fi
 "$CLI" run --coverage "$T/fail" "$HOST" "$KEY" /nonexistent > /dev/null 2>&1
 [ $? = 1 ] && ok exit_status_unchanged || bad exit_status_unchanged "status $?"
 
-# 7. Without SGXEMU_COVERAGE_ELF the flat image's ELF is nowhere in
+# 7. sgxemu info --enclave says which coverage sections a file carries;
+# --debug names the file found for a loaded enclave.
+"$CLI" info --enclave "$ELF" > "$T/info.out" 2>&1
+grep -q '^gcov: *\.gcov_info, 1 object' "$T/info.out" && grep -q '^libFuzzer: *none' "$T/info.out" &&
+	ok info_enclave_gcov_sections || bad info_enclave_gcov_sections "$(cat "$T/info.out")"
+"$CLI" info --enclave "$SRC" > "$T/info2.out" 2>&1
+[ $? = 1 ] && [ "$(wc -l < "$T/info2.out")" = 1 ] && grep -q 'not an x86-64 ELF' "$T/info2.out" &&
+	ok info_enclave_not_elf || bad info_enclave_not_elf "$(cat "$T/info2.out")"
+SGXEMU_COVERAGE_ELF="$ABS_ELF" "$CLI" run --debug --coverage "$T/dbg" "$HOST" "$KEY" "$BIN" > /dev/null 2> "$T/dbg.err"
+grep -q "coverage: the enclave at 0x[0-9a-f]* is $ABS_ELF: .gcov_info 1 objects" "$T/dbg.err" &&
+	ok debug_names_the_elf || bad debug_names_the_elf "$(grep coverage "$T/dbg.err")"
+
+# 8. Without SGXEMU_COVERAGE_ELF the flat image's ELF is nowhere in
 # the process: one line says so.
 "$CLI" run --coverage "$T/noelf" "$HOST" "$KEY" "$BIN" > "$T/noelf.out" 2> "$T/noelf.err"
 rc=$?

@@ -66,6 +66,28 @@ $(B)/tests/debug/fuzz_host: tests/debug/fuzz_host.c tests/debug/flat_load.h test
 	clang $(filter-out $(SAN),$(CFLAGS)) -Itests/enclaves -Itests/lib -fsanitize=fuzzer \
 		-o $@ $< -lcrypto -pthread
 
+$(B)/tests/debug/fuzz_native: tests/debug/fuzz_native.c tests/enclaves/fuzz_encl.c tests/enclaves/fuzz_encl.h
+	@mkdir -p $(dir $@)
+	clang -std=gnu11 -O0 -g -Wall -Wextra -Werror -Itests/enclaves -fsanitize=fuzzer -o $@ $<
+
 ifeq ($(HAVE_LIBFUZZER),yes)
-TEST_DEPS += $(B)/enclaves/fuzz_encl.bin $(B)/tests/debug/fuzz_host
+TEST_DEPS  += $(B)/enclaves/fuzz_encl.bin $(B)/tests/debug/fuzz_host
+BENCH_DEPS += $(B)/enclaves/fuzz_encl.bin $(B)/tests/debug/fuzz_host $(B)/tests/debug/fuzz_native
 endif
+
+# bench/coverage.sh: the compute enclave (sha256.c) built with the gcov
+# flags, and bench/compute built with them too, so that the same
+# instrumentation's cost shows in the host and in the enclave.
+COV_FLAGS := --coverage -fprofile-info-section -fprofile-update=atomic
+$(B)/enclaves/compute_cov_encl.elf: tests/enclaves/compute_entry.S tests/enclaves/sha256.c tests/enclaves/encl.lds tests/enclaves/layout.h tests/enclaves/c_encl.inc $(B)/enclaves/cov_encl.lds mk/cov.mk
+	@mkdir -p $(B)/enclaves/compute_cov
+	cd $(B)/enclaves/compute_cov && gcc $(patsubst -I%,-I$(CURDIR)/%,$(ENCL_CFLAGS)) $(COV_FLAGS) \
+		-T $(CURDIR)/$(B)/enclaves/cov_encl.lds -Wl,--defsym,__gcov_merge_add=encl_entry \
+		-o $(CURDIR)/$@ $(CURDIR)/tests/enclaves/compute_entry.S $(CURDIR)/tests/enclaves/sha256.c
+
+$(B)/bench/compute_cov: bench/compute.c bench/engine_bench.h tests/enclaves/sha256.c $(LIB) mk/cov.mk
+	@mkdir -p $(B)/bench
+	gcc $(CFLAGS) $(COV_FLAGS) -Ibench -o $@ bench/compute.c $(LIB) $(LDFLAGS) $(LDLIBS) \
+		-Wl,--defsym,__gcov_merge_add=main
+
+BENCH_DEPS += $(B)/enclaves/compute_cov_encl.bin $(B)/bench/compute_cov

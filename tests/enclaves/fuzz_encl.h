@@ -4,6 +4,7 @@
 #define SGXEMU_TEST_FUZZ_ENCL_H
 
 #define FUZZ_CMD_PARSE	1	/* out = fuzz_parse(data, size) */
+#define FUZZ_CMD_LITTLE	2	/* out = fuzz_little(data, size) */
 
 struct fuzz_args {
 	const unsigned char *data;	/* host memory */

@@ -54,14 +54,30 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 typedef void (*counters_init_fn)(uint8_t *, uint8_t *);
 typedef void (*pcs_init_fn)(const uintptr_t *, const uintptr_t *);
 
-bool cov_fuzzer_present(void)
+static counters_init_fn counters_init;
+static pcs_init_fn pcs_init;
+
+/*
+ * libFuzzer's two entry points, looked up once the program is relocated
+ * and before its own constructors: EINIT may be served in a signal
+ * handler (a runtime's raw ioctl, src/shim/rawsys.c), where dlsym, which
+ * takes the loader's lock, must not be called.
+ */
+__attribute__((constructor)) static void find_fuzzer(void)
 {
 	const char *v = getenv("SGXEMU_COVERAGE_FUZZER");
 
 	if (v && !strcmp(v, "0"))
-		return false;
-	return dlsym(RTLD_DEFAULT, "__sanitizer_cov_8bit_counters_init") &&
-	       dlsym(RTLD_DEFAULT, "__sanitizer_cov_pcs_init");
+		return;
+	counters_init = (counters_init_fn)(uintptr_t)
+		dlsym(RTLD_DEFAULT, "__sanitizer_cov_8bit_counters_init");
+	pcs_init = (pcs_init_fn)(uintptr_t)
+		dlsym(RTLD_DEFAULT, "__sanitizer_cov_pcs_init");
+}
+
+bool cov_fuzzer_present(void)
+{
+	return counters_init && pcs_init;
 }
 
 /* The PC table from the file, each PC moved by the load delta. */
@@ -93,10 +109,8 @@ static uintptr_t *read_pcs(const struct cov_image *im, size_t *n)
 
 int cov_fuzz_register(struct sgxemu_enclave *e, const struct cov_image *im)
 {
-	counters_init_fn cinit = (counters_init_fn)(uintptr_t)
-		dlsym(RTLD_DEFAULT, "__sanitizer_cov_8bit_counters_init");
-	pcs_init_fn pinit = (pcs_init_fn)(uintptr_t)
-		dlsym(RTLD_DEFAULT, "__sanitizer_cov_pcs_init");
+	counters_init_fn cinit = counters_init;
+	pcs_init_fn pinit = pcs_init;
 	uint64_t lo = im->sancov_cntrs.addr + im->delta;
 	uint64_t hi = lo + im->sancov_cntrs.size;
 	uintptr_t *pcs = NULL;

@@ -6,7 +6,7 @@
  * (tests/enclaves/dbg_encl.c, layout.h) loaded from its flat image.
  *
  *   dbg_host [--nodebug] [--threads] [--wait] [--crash] [--fault] [--copies N]
- *            [--leave-inside] KEY.pem ENCL.bin
+ *            [--leave-inside] [--destroy] KEY.pem ENCL.bin
  *
  * After loading it calls dbg_enclave_loaded(base), where a debugger adds
  * the enclave's symbols (add-symbol-file dbg_encl.elf -o $rdi). Then:
@@ -20,7 +20,9 @@
  * loads N-1 more copies after the first (never called): with a small EPC
  * the first one's pages are evicted for them. --leave-inside (with
  * --threads) exits while the second thread is still in the enclave (the
- * coverage test: the enclave is gone with a thread inside).
+ * coverage test: the enclave is gone with a thread inside). --destroy
+ * unmaps the enclave and closes its file after the calls, so the driver
+ * releases it before the program exits.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -81,7 +83,7 @@ static void *spinner(void *arg)
 int main(int argc, char **argv)
 {
 	bool debug = true, threads = false, wait = false, crash = false;
-	bool fault = false, leave_inside = false;
+	bool fault = false, leave_inside = false, destroy = false;
 	unsigned copies = 1;
 	uint64_t other;
 	pthread_t th;
@@ -100,13 +102,15 @@ int main(int argc, char **argv)
 			fault = true;
 		else if (!strcmp(argv[i], "--leave-inside"))
 			leave_inside = true;
+		else if (!strcmp(argv[i], "--destroy"))
+			destroy = true;
 		else if (!strcmp(argv[i], "--copies") && i + 1 < argc)
 			copies = (unsigned)atoi(argv[++i]);
 	}
 	if (argc - i != 2) {
 		fprintf(stderr, "usage: dbg_host [--nodebug] [--threads] "
 			"[--wait] [--crash] [--fault] [--copies N] [--leave-inside] "
-			"KEY.pem ENCL.bin\n");
+			"[--destroy] KEY.pem ENCL.bin\n");
 		return 2;
 	}
 	if (flat_load(argv[i], argv[i + 1], debug, &encl_base))
@@ -159,6 +163,15 @@ int main(int argc, char **argv)
 			bad++;
 		} else {
 			printf("dbg_host: enclave exception %d\n", vector);
+		}
+	}
+	if (destroy && copies == 1) {
+		if (munmap((void *)(uintptr_t)encl_base, L_PAGES * 4096UL) ||
+		    close(flat_fd)) {
+			perror("dbg_host: --destroy");
+			bad++;
+		} else {
+			printf("dbg_host: enclave destroyed\n");
 		}
 	}
 	printf(bad ? "dbg_host: FAILED\n" : "dbg_host: ok\n");

@@ -10,6 +10,9 @@
 #ifndef SGXEMU_TEST_FLAT_LOAD_H
 #define SGXEMU_TEST_FLAT_LOAD_H
 
+/* The device file of the last enclave loaded (dbg_host --destroy). */
+static int flat_fd = -1;
+
 /* 0 with the enclave at *@basep and shim_vdso_fn set; -1 after a line. */
 static int flat_load(const char *key, const char *bin, bool debug, uint64_t *basep)
 {
@@ -89,6 +92,7 @@ static int flat_load(const char *key, const char *bin, bool debug, uint64_t *bas
 	free(img);
 	free(page);
 	free(sig);
+	flat_fd = fd;
 	return 0;
 }
 

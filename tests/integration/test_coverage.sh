@@ -91,6 +91,17 @@ for want in 3:14 3:19 3:22 3:45 3:46 '#####:31' '#####:32' '#####:40' '#####:48'
 done
 [ -s "$T/counts.err" ] && bad no_stderr_lines "$(cat "$T/counts.err")" || ok no_stderr_lines
 
+# The enclave released before the program exits: written then, once.
+SGXEMU_COVERAGE_VERBOSE=1 run release -- --destroy
+if [ "$(cat "$T/release.rc")" = 0 ] && grep -q 'enclave destroyed' "$T/release.out" &&
+   [ "$(grep -c '1 .gcda file written at release' "$T/release.err")" = 1 ] &&
+   ! grep -q 'at exit' "$T/release.err" &&
+   cmp -s "$T/release$OBJ_GCDA" "$T/counts$OBJ_GCDA"; then
+	ok written_at_release
+else
+	bad written_at_release "rc=$(cat "$T/release.rc"): $(cat "$T/release.err")"
+fi
+
 # 2. The environment variable alone (a program started another way),
 # and GCOV_PREFIX_STRIP: the object's path loses its first components.
 strip=$(echo "$OBJ_GCDA" | tr -cd / | wc -c)

@@ -114,12 +114,18 @@ static uint32_t host_version(void)
 	return v;
 }
 
-/* @p (an enclave pointer) to its load address, if it stays in the image. */
+/*
+ * @p, a pointer read from the enclave, at its load address in *@out if
+ * [p, p + len) stays in the enclave's image. An ET_DYN image's pointers
+ * were relocated by the enclave's runtime (the SDK's trts does it at its
+ * first ECALL); an ET_EXEC image's stay as linked, wherever it was loaded.
+ * @link: @p is a link-time address (a section's), moved in either case.
+ */
 static bool in_image(const struct sgxemu_enclave *e,
 		     const struct cov_image *im, uint64_t p, uint64_t len,
-		     uint64_t *out)
+		     bool link, uint64_t *out)
 {
-	uint64_t a = im->relocated ? p : p + im->delta;
+	uint64_t a = im->relocated && !link ? p : p + im->delta;
 	uint64_t lo = im->lo + im->delta, hi = im->hi + im->delta;
 
 	if (a < e->base || a - e->base >= e->size || a < lo || a >= hi ||
@@ -169,7 +175,7 @@ static int read_record(struct sgxemu_enclave *e, const struct cov_image *im,
 	int ret;
 
 	memset(r, 0, sizeof(*r));
-	if (!in_image(e, im, at, sizeof(r->info), &a) ||
+	if (!in_image(e, im, at, sizeof(r->info), false, &a) ||
 	    cov_read(e, a, &r->info, sizeof(r->info))) {
 		cov_log("%s: a .gcov_info pointer (0x%llx) leaves the enclave's "
 			"image", im->path, (unsigned long long)at);
@@ -181,7 +187,7 @@ static int read_record(struct sgxemu_enclave *e, const struct cov_image *im,
 			r->info.version, host_version());
 		return -EPROTO;
 	}
-	if (!in_image(e, im, r->info.filename, 1, &a) ||
+	if (!in_image(e, im, r->info.filename, 1, false, &a) ||
 	    cov_read_str(e, a, r->filename, sizeof(r->filename))) {
 		cov_log("%s: a gcov_info's file name leaves the enclave's image",
 			im->path);
@@ -205,7 +211,7 @@ static int read_record(struct sgxemu_enclave *e, const struct cov_image *im,
 		uint64_t fp;
 		struct gcov_fn_info *fn;
 
-		if (!in_image(e, im, r->info.functions + i * 8ULL, 8, &a) ||
+		if (!in_image(e, im, r->info.functions + i * 8ULL, 8, false, &a) ||
 		    cov_read(e, a, &fp, 8))
 			goto bad;
 		if (!fp)
@@ -213,7 +219,7 @@ static int read_record(struct sgxemu_enclave *e, const struct cov_image *im,
 		fn = r->fns[i] = calloc(1, fsize);
 		if (!fn)
 			return -ENOMEM;
-		if (!in_image(e, im, fp, fsize, &a) || cov_read(e, a, fn, fsize))
+		if (!in_image(e, im, fp, fsize, false, &a) || cov_read(e, a, fn, fsize))
 			goto bad;
 		/* Another object's copy of a COMDAT function: libgcov skips
 		 * a function whose key is not the record being written. */
@@ -223,7 +229,7 @@ static int read_record(struct sgxemu_enclave *e, const struct cov_image *im,
 			struct range *grown;
 
 			if (n > MAX_COUNTERS || (n && !in_image(e, im,
-					fn->ctrs[c].values, n * 8, &a)))
+					fn->ctrs[c].values, n * 8, false, &a)))
 				goto bad;
 			v = r->values[r->nvalues++] = calloc(n + 1, 8);
 			if (!v)
@@ -345,12 +351,15 @@ int cov_gcov_write(struct sgxemu_enclave *e, const struct cov_image *im,
 		return -ENOMEM;
 	for (size_t i = 0; i < nrec; i++) {
 		uint64_t p, a;
+		int r = -EFAULT;
 
-		if (!in_image(e, im, im->gcov_info.addr + i * 8, 8, &a) ||
-		    cov_read(e, a, &p, 8)) {
-			cov_log("%s: its .gcov_info section cannot be read",
-				im->path);
-			ret = -EFAULT;
+		if (!in_image(e, im, im->gcov_info.addr + i * 8, 8, true, &a) ||
+		    (r = cov_read(e, a, &p, 8))) {
+			cov_log("%s: its .gcov_info section at 0x%llx cannot be "
+				"read (%s)", im->path, (unsigned long long)
+				(im->gcov_info.addr + im->delta + i * 8),
+				strerror(-r));
+			ret = r;
 			break;
 		}
 		if (!p)

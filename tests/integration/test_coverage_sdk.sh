@@ -53,7 +53,8 @@ printf 'SECTIONS { .gcov_info : { KEEP(*(.gcov_info)) } } INSERT AFTER .data;\n'
 sed -i -e '/^Enclave_Cpp_Flags := /i Enclave_C_Flags += --coverage -fprofile-info-section -fprofile-update=atomic' \
        -e 's|^\(\t-Wl,--defsym,__ImageBase=0 -Wl,--gc-sections\)|\1 -Wl,-T,gcov_info.ld -Wl,--defsym,__gcov_merge_add=enclave_entry|' \
        "$S/Makefile"
-if [ "$(grep -c 'gcov' "$S/Makefile")" != 2 ]; then
+if ! grep -q '^Enclave_C_Flags += --coverage' "$S/Makefile" ||
+   ! grep -q 'gcov_info.ld -Wl,--defsym,__gcov_merge_add=enclave_entry' "$S/Makefile"; then
 	bad coverage_sdk_recipe "the Makefile did not take the two lines"
 	finish
 fi
@@ -89,7 +90,10 @@ cp "$S/Enclave/Edger8rSyntax/Arrays.gcno" "$G/" 2>/dev/null
 line_of() { grep -n "$1" "$S/Enclave/Edger8rSyntax/Arrays.cpp" | head -n 1 | cut -d: -f1; }
 count() { awk -F: -v n="$1" '$2 + 0 == n { gsub(/ /, "", $1); print $1; exit }' "$T/arrays.gcov"; }
 fn=$(line_of '^void ecall_array_in(int arr')
-for want in "$fn:1" "$((fn + 3)):4" "$((fn + 4)):4"; do
+# The function's line once, the loop test 5 times (4 iterations and the
+# exit), its body 4 times; the assertion's line 4 times with a block that
+# never ran (its failure path): gcov's "4*".
+for want in "$fn:1" "$((fn + 2)):5" "$((fn + 3)):4*" "$((fn + 4)):4" "$((fn + 6)):1"; do
 	got=$(count "${want%%:*}")
 	[ "$got" = "${want#*:}" ] && ok "ecall_array_in_line_${want%%:*}_count_${want#*:}" ||
 		bad "ecall_array_in_line_${want%%:*}" "gcov says '$got', want ${want#*:}: $(sed -n "${want%%:*}p" "$S/Enclave/Edger8rSyntax/Arrays.cpp")"

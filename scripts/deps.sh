@@ -11,7 +11,10 @@
 #                           client's archives, whose samples build with
 #                           build-essential's g++ and make; pkg-config for
 #                           tests/integration/test_deb.sh; linux-source
-#                           for test_kselftest.sh)
+#                           for test_kselftest.sh; clang's libFuzzer
+#                           runtime and llvm-symbolizer, which names enclave
+#                           functions in libFuzzer's reports, for
+#                           tests/integration/test_fuzz_enclave.sh)
 #   scripts/deps.sh kselftest   build's, plus linux-source: the kernel's SGX
 #                           selftest that `make seed` runs on a clone with
 #                           no seed tree beside it (scripts/kselftest.sh)
@@ -24,7 +27,7 @@ build=(build-essential libssl-dev clang openssl libzydis-dev libprotobuf-c-dev
        protobuf-c-compiler libmicrohttpd-dev libcurl4-openssl-dev dpkg-dev)
 test=(libprotobuf-c1 python3-click python3-jinja2 python3-pyelftools
       python3-tomli python3-tomli-w python3-voluptuous python3-cryptography
-      gdb curl xz-utils pkg-config linux-source)
+      gdb curl xz-utils pkg-config linux-source libclang-rt-14-dev llvm)
 
 want=("${build[@]}")
 case "${1:-build}" in

@@ -19,11 +19,12 @@
 #include "base/secrets.h"
 #include "cli.h"
 #include "commands.h"
+#include "cov/cov.h"
 #include "cpu/cpu.h"
 #include "sgxemu/sgxemu.h"
 
 static const char usage[] =
-	"usage: sgxemu info [--json]\n"
+	"usage: sgxemu info [--json | --enclave FILE]\n"
 	"\n"
 	"Print the emulated SGX platform: EPC size and sections, SGX1/SGX2,\n"
 	"MISCSELECT, the attributes and XFRM enclaves may use, launch-control\n"
@@ -36,7 +37,49 @@ static const char usage[] =
 	"--json  the EPC and paging statistics as JSON (EPC total and free pages\n"
 	"        per section, evictions, reloads, reclaimer runs, enclaves), as\n"
 	"        SGXEMU_STATS writes them at the exit of a program, and under\n"
-	"        \"engine\" the trap this host raises for ENCLU (probed).\n";
+	"        \"engine\" the trap this host raises for ENCLU (probed).\n"
+	"--enclave FILE  whether the enclave ELF FILE carries coverage sections:\n"
+	"        .gcov_info (gcc --coverage -fprofile-info-section: .gcda files\n"
+	"        under sgxemu run --coverage) and __sancov_cntrs/__sancov_pcs\n"
+	"        (clang -fsanitize-coverage=inline-8bit-counters,pc-table: edges\n"
+	"        for a libFuzzer host). A program under sgxemu run --debug says\n"
+	"        the same of each DEBUG enclave it loads.\n";
+
+/* --enclave FILE: its coverage sections (src/cov/image.c reads them). */
+static int info_enclave(const char *path)
+{
+	struct cov_image im;
+	int ret = cov_image_open(path, &im);
+
+	if (ret == -ENOEXEC) {
+		cli_error("%s: not an x86-64 ELF with section headers and .text",
+			  path);
+		return CLI_EXIT_FAIL;
+	}
+	if (ret) {
+		cli_error("%s: %s", path, strerror(-ret));
+		return CLI_EXIT_FAIL;
+	}
+	printf("Enclave:          %s\n", path);
+	if (im.gcov_info.size)
+		printf("gcov:             .gcov_info, %llu object%s (.gcda files "
+		       "under sgxemu run --coverage DIR, DEBUG only)\n",
+		       (unsigned long long)(im.gcov_info.size / 8),
+		       im.gcov_info.size / 8 == 1 ? "" : "s");
+	else
+		printf("gcov:             none (no .gcov_info section: gcc "
+		       "--coverage -fprofile-info-section, kept by the link)\n");
+	if (im.sancov_cntrs.size)
+		printf("libFuzzer:        __sancov_cntrs, %llu edges%s (given to "
+		       "a libFuzzer host, DEBUG only)\n",
+		       (unsigned long long)im.sancov_cntrs.size,
+		       im.sancov_pcs.size ? ", with their PC table" :
+		       ", no PC table");
+	else
+		printf("libFuzzer:        none (no __sancov_cntrs: clang "
+		       "-fsanitize-coverage=inline-8bit-counters,pc-table)\n");
+	return 0;
+}
 
 static void print_size(uint64_t b)
 {
@@ -285,6 +328,8 @@ static int info_main(int argc, char **argv)
 
 	bool json = argc == 2 && !strcmp(argv[1], "--json");
 
+	if (argc == 3 && !strcmp(argv[1], "--enclave"))
+		return info_enclave(argv[2]);
 	if (argc > 1 && !json) {
 		cli_error("no arguments expected (try 'sgxemu info --help')");
 		return CLI_EXIT_USAGE;

@@ -52,6 +52,10 @@ static const char usage[] =
 	"  --cpuid MODE      host CPUID as an SGX part: auto (default: fault where\n"
 	"                    the CPU has CPUID faulting, else rewrite), fault,\n"
 	"                    rewrite (CPUID instructions rewritten to trap) or off\n"
+	"  --coverage DIR    write the .gcda files of DEBUG enclaves built with\n"
+	"                    gcc --coverage -fprofile-info-section under DIR\n"
+	"                    (as GCOV_PREFIX; GCOV_PREFIX_STRIP honoured) when\n"
+	"                    each is released or PROG exits\n"
 	"  --debug           print the reason of every refusal on stderr\n"
 	"  --policy FILE     security policy (docs/policy.md); checked before\n"
 	"                    PROG starts\n"
@@ -236,6 +240,22 @@ int run_options(int argc, char **argv, int *idx, const char **lib,
 			}
 			setenv("SGXEMU_AEX_TICK", argv[++i], 1);
 			tick_opt = true;
+		} else if (!strcmp(a, "--coverage") || !strncmp(a, "--coverage=", 11)) {
+			const char *v = a[10] == '=' ? a + 11 : (i + 1 < argc ? argv[++i] : NULL);
+			char abs[PATH_MAX];
+
+			if (!v || !*v) {
+				cli_error("--coverage needs a directory");
+				return CLI_EXIT_USAGE;
+			}
+			/* Absolute: PROG may change its directory. */
+			if (v[0] != '/' && getcwd(abs, sizeof(abs)) &&
+			    strlen(abs) + strlen(v) + 2 < sizeof(abs)) {
+				strcat(abs, "/");
+				strcat(abs, v);
+				v = abs;
+			}
+			setenv("SGXEMU_COVERAGE", v, 1);
 		} else if (!strcmp(a, "--debug")) {
 			setenv("SGXEMU_DEBUG", "1", 1);
 		} else if (!strcmp(a, "--epc-size") || !strncmp(a, "--epc-size=", 11)) {

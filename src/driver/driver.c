@@ -22,6 +22,12 @@
 #include "driver/svn.h"
 
 bool sgx_drv_debug;
+const struct sgx_drv_observer *sgx_drv_observer;
+
+void sgx_drv_set_observer(const struct sgx_drv_observer *o)
+{
+	__atomic_store_n(&sgx_drv_observer, o, __ATOMIC_RELEASE);
+}
 struct sgx_file *(*sgx_fd_resolver)(int fd);
 /* Serialises the mapping list and file reference changes. */
 pthread_mutex_t sgx_drv_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -427,6 +433,11 @@ static void encl_release(struct sgx_file *f)
 	 * parent's enclave, so the child only forgets it.
 	 */
 	if (encl->engine && !encl->inherited) {
+		const struct sgx_drv_observer *o =
+			__atomic_load_n(&sgx_drv_observer, __ATOMIC_ACQUIRE);
+
+		if (o && o->releasing && encl->initialized)
+			o->releasing(encl->engine);
 		ret = sgxemu_enclave_destroy(encl->engine);
 		if (ret)
 			sgx_drv_log("release: EREMOVE of the enclave at 0x%llx "

@@ -4,7 +4,8 @@
  * in tests/enclaves/sha256.c) run natively and inside the compute test
  * enclave through the native engine. Both digests must agree (the enclave
  * really ran). Last line: "compute ratio=R target=0.95",
- * R = native time / enclave time (medians).
+ * R = native time / enclave time (medians). COMPUTE_ENCL names another
+ * image in build/enclaves (bench/coverage.sh: the gcov-instrumented one).
  */
 #include <string.h>
 
@@ -27,8 +28,9 @@ int main(void)
 		return 1;
 	for (size_t i = 0; i < LEN; i++)
 		buf[i] = (uint8_t)(i * 131 + (i >> 9));
-	snprintf(path, sizeof(path), "%s/enclaves/compute_encl.bin",
-		 test_build_dir());
+	snprintf(path, sizeof(path), "%s/enclaves/%s", test_build_dir(),
+		 getenv("COMPUTE_ENCL") ? getenv("COMPUTE_ENCL") :
+		 "compute_encl.bin");
 	e = tu_load_layout(path, &base, &why);
 	if (!e) {
 		fprintf(stderr, "compute: cannot load the enclave: %s\n", why);

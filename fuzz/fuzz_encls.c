@@ -15,6 +15,10 @@
  *
  * After the run every page is EREMOVEd, children first, and the EPCM must
  * be empty again: a leaf that leaks an EPC page or a SECS shows up here.
+ * With SW_UPDATESVN, 16 more bytes are a microcode's CPUSVN, and
+ * EUPDATESVN runs before the teardown (SGX_EPC_NOT_READY exactly when a
+ * page is valid) and after it (CPUSVN raised to the microcode's exactly
+ * when that is newer, SGX_NO_UPDATE otherwise).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +38,7 @@
 #define SW_TOKEN	0x08	/* pass an EINITTOKEN (VALID=1 patched in) */
 #define SW_LEHASH	0x10	/* IA32_SGXLEPUBKEYHASH not our signer */
 #define SW_MEASURE	0x20	/* SIGSTRUCT.ENCLAVEHASH = running MRENCLAVE */
+#define SW_UPDATESVN	0x40	/* EUPDATESVN before and after the teardown */
 
 static struct sgx_cpu cpu;
 static uint8_t mrsigner[32];
@@ -47,6 +52,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		.epc_size = NR_EPC * SGX_PAGE_SIZE,
 		.xfrm_supported = SGX_XFRM_LEGACY,
 		.sgx2 = true,
+		.eupdatesvn = true,
 	};
 
 	(void)argc;
@@ -178,6 +184,37 @@ static void running_mrenclave(uint8_t out[32])
 	EVP_MD_CTX_free(c);
 }
 
+static bool any_valid(void)
+{
+	for (size_t i = 0; i < cpu.nr_pages; i++)
+		if (cpu.epcm[i].valid)
+			return true;
+	return false;
+}
+
+/* EUPDATESVN on whatever the run left, then on the empty EPC. */
+static void updatesvn(const uint8_t ucode[16], bool after_teardown)
+{
+	uint8_t before[16];
+	bool newer = true, same = true;
+	int rc, want;
+
+	memcpy(before, cpu.keys.cpusvn, 16);
+	for (int i = 0; i < 16; i++) {
+		newer &= ucode[i] >= before[i];
+		same &= ucode[i] == before[i];
+	}
+	sgx_cpu_load_microcode(&cpu, ucode);
+	rc = sgx_eupdatesvn(&cpu);
+	want = any_valid() ? SGX_EPC_NOT_READY :
+	       newer && !same ? 0 : SGX_NO_UPDATE;
+	if (rc != want || (after_teardown && want == SGX_EPC_NOT_READY) ||
+	    memcmp(cpu.keys.cpusvn, rc ? before : ucode, 16)) {
+		fprintf(stderr, "EUPDATESVN returned %d, expected %d\n", rc, want);
+		abort();
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fuzz_in in = { data, size };
@@ -244,6 +281,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	/* Pages after EINIT must all be refused. */
 	add_pages(&in, sw, &next);
+	if (sw & SW_UPDATESVN) {
+		uint8_t ucode[16];
+
+		fuzz_bytes(&in, ucode, sizeof(ucode));
+		memset(cpu.keys.cpusvn, 2, 16);
+		updatesvn(ucode, false);
+		teardown();
+		updatesvn(ucode, true);
+		return 0;
+	}
 	teardown();
 	return 0;
 }

@@ -35,7 +35,9 @@
  *    10  u8 s, u32 v          version 3.0, 1.0, 3.1, 4.0, 2.0, 0, 3.2, v
  *    11  u32 t                tee_type t
  *    12                       no collateral at all
- *    13                       a p_qve_report_info
+ *    13  u16 off, u8 x        a p_qve_report_info (the nonce and TARGETINFO
+ *                             of the harness's application enclave), its
+ *                             byte off % 960 ^= x
  *    14                       the quote pointer NULL, its size kept
  *    15  i64 t                check date t
  * Every buffer is handed over in an allocation of exactly its declared
@@ -49,7 +51,13 @@
  * looking at the buffer; codes and results are values of the header
  * (0 or 0xE0xx, 0 or 0xA001-0xA008), success comes only with a result
  * that verifies and supplemental data in its fields' ranges, and nothing
- * is written past 536 bytes of supplemental data or 6 of FMSPC.
+ * is written past 536 bytes of supplemental data or 6 of FMSPC. A
+ * QvE-checked call (op 13) never changes the nonce or the TARGETINFO;
+ * its success comes with the REPORT Intel's TVL accepts in the enclave
+ * the TARGETINFO names (the MAC under that enclave's EGETKEY(REPORT)
+ * key, REPORTDATA the SHA-256 of what the call returned, the QvE's
+ * identity as Intel's TVL hard-codes it), and its error with the REPORT
+ * as given or all zeros, nothing else.
  *
  * Without collateral the library would ask a quote provider; the harness
  * points sgx_qv_set_path at a file that is not a library, so it fails at
@@ -59,11 +67,13 @@
 #include <string.h>
 #include <time.h>
 
+#include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 
 #include "fuzz.h"
 #include "fuzz_attest.h"
+#include "cpu/keys.h"
 #include "dcap/dcap.h"
 
 /* Exported by qv.c, declared only in Intel's sgx_dcap_quoteverify.h. */
@@ -113,6 +123,8 @@ struct base {
 
 static uint8_t *good;
 static size_t good_len;
+static struct sgx_attest *platform;
+static sgx_ql_qe_report_info_t app_info;	/* what op 13 starts from */
 static uint8_t good_fmspc[6];
 static struct base bases[4][4];
 static time_t now;
@@ -242,6 +254,16 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	fuzz_app_report(a, &r);
 	if (sgxemu_quote_generate(&r, &good, &good_len, why, sizeof(why)))
 		die(why);
+	platform = a;
+	/* The application enclave of fuzz_app_report, a DEBUG one. */
+	memset(&app_info, 0, sizeof(app_info));
+	for (int i = 0; i < 16; i++)
+		app_info.nonce.rand[i] = (uint8_t)(0x30 + i);
+	app_info.app_enclave_target_info.measurement[0] = 0xee;
+	app_info.app_enclave_target_info.attributes.flags =
+		SGX_ATTR_INIT | SGX_ATTR_DEBUG | SGX_ATTR_MODE64BIT;
+	app_info.app_enclave_target_info.attributes.xfrm = SGX_XFRM_LEGACY;
+	memset(&app_info.qe_report, UNTOUCHED, sizeof(app_info.qe_report));
 	memcpy(good_fmspc, a->pck_ext.fmspc, sizeof(good_fmspc));
 	now = time(NULL);
 	make_bases();
@@ -254,6 +276,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 struct work {
 	struct blob q, f[NFIELDS];
 	bool q_null, f_null[NFIELDS], no_coll, qve;
+	sgx_ql_qe_report_info_t qve_info;
 	uint32_t version, tee_type;
 	time_t date;
 	bool changed;		/* an operation ran: no verdict is predicted */
@@ -375,7 +398,10 @@ static void apply(struct fuzz_in *in, struct work *w)
 		w->no_coll = true;
 		break;
 	case 13:
+		off = fuzz_u16(in);
+		x = fuzz_u8(in);
 		w->qve = true;
+		((uint8_t *)&w->qve_info)[off % sizeof(w->qve_info)] ^= x;
 		break;
 	case 14:
 		w->q_null = true;
@@ -440,6 +466,71 @@ static void check_supplemental(const uint8_t *buf, uint16_t major, uint16_t mino
 	if (s.earliest_issue_date > s.latest_issue_date ||
 	    s.qe_iden_earliest_issue_date > s.qe_iden_latest_issue_date)
 		die("supplemental issue dates out of order");
+}
+
+/*
+ * The QvE's REPORT as Intel's TVL checks it in the enclave @given's
+ * TARGETINFO names: its MAC under that enclave's REPORT key
+ * (EGETKEY(REPORT) with the REPORT's KEYID on this platform), REPORTDATA
+ * = SHA-256(nonce || quote || date (8) || expiration status || result ||
+ * supplemental data) || 32 zeros, and the QvE identity Intel hard-codes.
+ */
+static void check_qve_report(const sgx_ql_qe_report_info_t *got,
+			     const sgx_ql_qe_report_info_t *given,
+			     const uint8_t *q, uint32_t qlen, time_t date,
+			     uint32_t expired, sgx_ql_qv_result_t res,
+			     const uint8_t *supp, uint32_t supp_size)
+{
+	static const uint8_t signer[32] = {
+		0x8c, 0x4f, 0x57, 0x75, 0xd7, 0x96, 0x50, 0x3e, 0x96, 0x13, 0x7f,
+		0x77, 0xc6, 0x8a, 0x82, 0x9a, 0x00, 0x56, 0xac, 0x8d, 0xed, 0x70,
+		0x14, 0x0b, 0x08, 0x1b, 0x09, 0x44, 0x90, 0xc5, 0x7b, 0xff,
+	};
+	const struct sgx_targetinfo *ti = &given->app_enclave_target_info;
+	const struct sgx_report *r = &got->qe_report;
+	struct sgx_key_identity target = { 0 };
+	struct sgx_keyrequest req = { 0 };
+	uint8_t key[16], mac[16], rd[64] = { 0 };
+	int64_t d = date;
+	EVP_MD_CTX *md = EVP_MD_CTX_new();
+
+	memcpy(target.mrenclave, ti->measurement, 32);
+	target.attributes = ti->attributes;
+	target.miscselect = ti->miscselect;
+	target.config_svn = ti->config_svn;
+	memcpy(target.config_id, ti->config_id, sizeof(target.config_id));
+	req.keyname = SGX_KEYNAME_REPORT;
+	memcpy(req.keyid, r->keyid, sizeof(req.keyid));
+	if (sgx_derive_key(&platform->keys, &target, &req, key) ||
+	    sgx_cmac(key, &r->body, sizeof(r->body), mac) ||
+	    memcmp(mac, r->mac, 16))
+		die("the QvE's REPORT does not verify in the enclave it names");
+	if (!md || !EVP_DigestInit_ex(md, EVP_sha256(), NULL) ||
+	    !EVP_DigestUpdate(md, given->nonce.rand, 16) ||
+	    !EVP_DigestUpdate(md, q, qlen) || !EVP_DigestUpdate(md, &d, 8) ||
+	    !EVP_DigestUpdate(md, &expired, 4) || !EVP_DigestUpdate(md, &res, 4) ||
+	    (supp && !EVP_DigestUpdate(md, supp, supp_size)) ||
+	    !EVP_DigestFinal_ex(md, rd, NULL))
+		die("SHA-256 failed");
+	EVP_MD_CTX_free(md);
+	if (memcmp(rd, r->body.report_data, 64))
+		die("the QvE's REPORTDATA is not the hash of what the call returned");
+	if (r->body.miscselect || (r->body.attributes.flags & ~SGX_ATTR_MODE64BIT) !=
+	    SGX_ATTR_INIT || memcmp(r->body.mrsigner, signer, 32) ||
+	    r->body.isvprodid != 2 || r->body.isvsvn < 7)
+		die("the QvE's REPORT is not of the QvE's identity");
+}
+
+/* After a QvE-checked call: the nonce and TARGETINFO as given, and on
+ * error the REPORT as given or all zeros. */
+static void check_qve_info(const sgx_ql_qe_report_info_t *got,
+			   const sgx_ql_qe_report_info_t *given, quote3_error_t ret)
+{
+	if (memcmp(got, given, offsetof(sgx_ql_qe_report_info_t, qe_report)))
+		die("a QvE-checked call changed the nonce or the TARGETINFO");
+	if (ret && memcmp(&got->qe_report, &given->qe_report, sizeof(got->qe_report)) &&
+	    !all_bytes((const uint8_t *)&got->qe_report, sizeof(got->qe_report), 0))
+		die("a REPORT left behind by a QvE-checked call that failed");
 }
 
 /* What a current call on an unchanged quote and collateral gives. */
@@ -513,8 +604,7 @@ static void run(int call, int opts, int date_sel, int out_sel, int major_sel,
 		const sgx_ql_qve_collateral_t *coll)
 {
 	static const uint16_t majors[4] = { 0, 3, 2, 4 };
-	uint8_t qve_info[960] = { 0 };
-	sgx_ql_qe_report_info_t *qi = w->qve ? (sgx_ql_qe_report_info_t *)qve_info : NULL;
+	sgx_ql_qe_report_info_t *qi = w->qve ? exact(&w->qve_info, sizeof(*qi)) : NULL;
 	bool same = !w->q_null && w->q.len == good_len && !memcmp(w->q.p, good, good_len);
 	bool pristine = !w->changed && out_sel < 2 && major_sel < 2 && date_sel < 5;
 	sgx_ql_qv_result_t res = SENTINEL;
@@ -581,6 +671,7 @@ static void run(int call, int opts, int date_sel, int out_sel, int major_sel,
 		if (ret && (ver != SENTINEL || sz != SENTINEL))
 			die("supplemental version and size: an output set on error");
 		free(buf);
+		free(qi);
 		return;
 	}
 	case 3:
@@ -596,6 +687,7 @@ static void run(int call, int opts, int date_sel, int out_sel, int major_sel,
 		if (!valid_code(ret))
 			die("a code that is not quote3_error_t's");
 		free(buf);
+		free(qi);
 		return;
 	}
 	if (!valid_code(ret))
@@ -603,17 +695,24 @@ static void run(int call, int opts, int date_sel, int out_sel, int major_sel,
 	if (ret == 0) {
 		if (!same)
 			die("a changed quote was accepted");
-		if (!coll || qi)
-			die("accepted without collateral or with a QvE report");
+		if (!coll)
+			die("accepted without collateral");
 		if (!verified_result(res) || expired > 1)
 			die("success with a result or expiry status out of range");
+		if (qi)
+			check_qve_report(qi, &w->qve_info, q, qlen, w->date, expired,
+					 res, call == 1 && n == -1 ? NULL : buf,
+					 blen);
 	} else if ((res != SENTINEL && res != SGX_QL_QV_RESULT_UNSPECIFIED) ||
 		   (expired != SENTINEL && expired > 1)) {
 		die("an error with a result or expiry status out of range");
 	}
+	if (qi)
+		check_qve_info(qi, &w->qve_info, ret);
 	if (pristine)
 		check_verdict(opts, date_sel, ret, res, expired);
 	free(buf);
+	free(qi);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -623,7 +722,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t b0 = fuzz_u8(&in), b1 = fuzz_u8(&in);
 	int opts = b0 >> 2 & 3, date_sel = b1 >> 5;
 	const struct base *base = &bases[opts][b0 >> 4 & 3];
-	struct work w = { .version = base->version };
+	struct work w = { .version = base->version, .qve_info = app_info };
 	sgx_ql_qve_collateral_t coll = { 0 };
 	uint8_t *q = NULL;
 

@@ -6,7 +6,9 @@
  * $SGXEMU_OWNER_EPOCH, then the file's content, written to a private
  * file (mode 0600) that sgx_secrets_load() reads. A load either succeeds
  * or fails with an errno and a one-line reason; it never replaces a
- * damaged file.
+ * damaged file. With switch 4, a microcode update to the first 16 bytes
+ * of the CPUSVN string follows a load that succeeded: refused with the
+ * file byte for byte as it was, or written with the same root secrets.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -41,12 +43,42 @@ static void fuzz_string(struct fuzz_in *in, char out[64])
 	out[n] = '\0';
 }
 
+/* A microcode update on a file that loaded as @keys (@file, @len bytes). */
+static void update(const struct sgx_platform_keys *keys, const uint8_t *pending,
+		   const uint8_t *file, size_t len)
+{
+	struct sgx_platform_keys again;
+	struct sgx_svn_state st;
+	uint8_t now[SGX_SECRETS_FILE_SIZE_V2 + 64];
+	char why[512] = "";
+	ssize_t n;
+	int fd, ret;
+
+	ret = sgx_secrets_set_pending(path, pending, why, sizeof(why));
+	if (ret) {
+		fd = open(path, O_RDONLY);
+		n = fd < 0 ? -1 : read(fd, now, sizeof(now));
+		if (fd >= 0)
+			close(fd);
+		if (ret > 0 || !why[0] || strchr(why, '\n') ||
+		    n != (ssize_t)len || memcmp(now, file, len))
+			abort();
+		return;
+	}
+	if (sgx_secrets_load(path, &again, why, sizeof(why)) ||
+	    memcmp(again.root, keys->root, sizeof(keys->root)) ||
+	    memcmp(again.owner_epoch, keys->owner_epoch, 16) ||
+	    sgx_secrets_svn(path, &st, why, sizeof(why)) ||
+	    memcmp(st.pending, pending, 16))
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fuzz_in in = { data, size };
 	struct sgx_platform_keys keys;
 	char cpusvn[64], epoch[64], why[512] = "";
-	uint8_t sw = fuzz_u8(&in), before[SGX_SECRETS_FILE_SIZE + 64];
+	uint8_t sw = fuzz_u8(&in), before[SGX_SECRETS_FILE_SIZE_V2 + 64];
 	ssize_t nb;
 	int fd, ret;
 
@@ -61,8 +93,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	else
 		unsetenv("SGXEMU_OWNER_EPOCH");
 
-	if (in.left > SGX_SECRETS_FILE_SIZE + 32)
-		in.left = SGX_SECRETS_FILE_SIZE + 32;
+	if (in.left > SGX_SECRETS_FILE_SIZE_V2 + 32)
+		in.left = SGX_SECRETS_FILE_SIZE_V2 + 32;
 	unlink(path);
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
 	if (fd < 0)
@@ -85,5 +117,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	close(fd);
 	if (nb != (ssize_t)in.left || memcmp(before, in.p, in.left))
 		abort();
+	if ((sw & 4) && !ret)
+		update(&keys, (const uint8_t *)cpusvn, in.p, in.left);
 	return 0;
 }

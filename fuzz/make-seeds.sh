@@ -33,6 +33,13 @@ hexs = b"0102030405060708090a0b0c0d0e0f10"
 open(d + "/cpusvn", "wb").write(b"\x03" + bytes([32]) + hexs + bytes([32]) + hexs + img)
 open(d + "/short-env", "wb").write(b"\x01\x03abc\x00" + img)
 open(d + "/truncated", "wb").write(b"\0\0\0" + img[:100])
+# Switch 4: a microcode update to the CPUSVN string's first 16 bytes, on a
+# version-1 file and on a version-2 one (CPUSVN, pending, previous).
+up = bytes([2, 3] + [2] * 14)
+open(d + "/update-v1", "wb").write(b"\x04" + bytes([16]) + up + b"\0" + img)
+v2 = b"SGXEMUPS" + struct.pack("<II", 2, 144) + bytes(range(96)) + bytes([2] * 48)
+v2 += hashlib.sha256(v2).digest()
+open(d + "/update-v2", "wb").write(b"\x04" + bytes([16]) + up + b"\0" + v2)
 PY
 
 # -- a .sgxs stream: ECREATE, a TCS and a page, one UNMEASRD chunk
@@ -63,6 +70,9 @@ printf '' > $C/fuzz_encls/default
 printf '\x24\x00\x00\x00\x03\x00\x00\x00\xff\xff\x01\x00\x00\xff\xff\x01\x00\x00\xff\xff\x00\x00\x00' \
 	> $C/fuzz_encls/launch
 printf '\x2c\x00\x00\x00\x01\x00\x00\x00\xff\xff\x00\x00\x00\x00' > $C/fuzz_encls/token
+# the launch with SW_UPDATESVN and a newer microcode (component 2 + 1)
+printf '\x64\x00\x00\x00\x03\x00\x00\x00\xff\xff\x01\x00\x00\xff\xff\x01\x00\x00\xff\xff\x00\x00\x00\x02\x03\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02' \
+	> $C/fuzz_encls/updatesvn
 
 # -- ENCLU: enclave, then opcodes with operands
 printf '\x00\x02\x00\x00\x00\x02' > $C/fuzz_enclu/egetkey
@@ -152,7 +162,14 @@ seed("qe_chain_is_pck_chain", 0x01, 0x00, b"\x08\x05\x00")
 seed("hex_crl_bad_digit", 0x00, 0x00, b"\x04\x02" + struct.pack("<HB", 10, 0x40))
 seed("version_2", 0x00, 0x00, b"\x0a\x04")
 seed("no_collateral", 0x00, 0x00, b"\x0c")
-seed("qve_report_info", 0x01, 0x00, b"\x0d")
+seed("qve_report_info", 0x01, 0x00, b"\x0d" + struct.pack("<HB", 0, 0))
+seed("qve_legacy_call", 0x00, 0x00, b"\x0d" + struct.pack("<HB", 0, 0))
+seed("qve_no_supplemental", 0x00, 0x01, b"\x0d" + struct.pack("<HB", 0, 0))
+seed("qve_other_target", 0x00, 0x00, b"\x0d" + struct.pack("<HB", 16, 1))
+seed("qve_nonce_changed", 0x01, 0x00, b"\x0d" + struct.pack("<HB", 3, 0x80))
+seed("qve_supplemental_too_small", 0x00, 0x07, b"\x0d" + struct.pack("<HB", 0, 0))
+seed("qve_revoked", 0x0c, 0x00, b"\x0d" + struct.pack("<HB", 0, 0))
+seed("qve_expired", 0x01, 0x40, b"\x0d" + struct.pack("<HB", 0, 0))
 PY
 # -- the quote provider: PCCS answers (headers, an empty line, the body)
 #    made of a fresh platform's collateral, and QCNL configurations

@@ -58,10 +58,20 @@ $(DCAP_PROBE): tests/dcap/ql_probe.c $(DCAP_QL) $(DCAP_DECOY)
 
 TEST_DEPS += $(DCAP_PROBE)
 
+# Preloaded into Intel's QuoteVerificationSample to change what a
+# QvE-checked call returned (tests/integration/test_dcap_samples.sh).
+DCAP_QVE_TAMPER := $(B)/tests/dcap/qve_tamper.so
+
+$(DCAP_QVE_TAMPER): tests/dcap/qve_tamper.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -shared -o $@ $< $(LDFLAGS) -ldl
+
+TEST_DEPS += $(DCAP_QVE_TAMPER)
+
 # test_attestation dlopens the library in-process (dcap_ql_* tests): its
 # platform API must be in the dynamic symbol table, as libsgxemu.so's is.
 $(B)/tests/integration/test_attestation: LDFLAGS += -rdynamic
-$(B)/tests/integration/test_attestation: | $(DCAP_QL)
+$(B)/tests/integration/test_attestation: | $(DCAP_QL) $(DCAP_QV)
 
 # The provider's unit test links its objects (tests/unit/test_dcap_qpl.c).
 $(B)/tests/unit/test_dcap_qpl: $(QPL_OBJS)

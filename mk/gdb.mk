@@ -41,7 +41,7 @@ $(B)/enclaves/dbg_encl.lds: tests/enclaves/encl.lds
 	@mkdir -p $(dir $@)
 	sed 's/\*(\.debug\*)//' $< > $@
 
-$(B)/tests/debug/dbg_host: tests/debug/dbg_host.c tests/enclaves/dbg_encl.h tests/enclaves/shim_encl.h tests/enclaves/encl_util.h
+$(B)/tests/debug/dbg_host: tests/debug/dbg_host.c tests/debug/flat_load.h tests/enclaves/dbg_encl.h tests/enclaves/shim_encl.h tests/enclaves/encl_util.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests/enclaves -Itests/lib -o $@ $< $(LDFLAGS) -lcrypto -pthread
 

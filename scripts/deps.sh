@@ -10,7 +10,14 @@
 #                           test_gdb.sh; xz-utils for the Intel SDK
 #                           client's archives, whose samples build with
 #                           build-essential's g++ and make; pkg-config for
-#                           tests/integration/test_deb.sh)
+#                           tests/integration/test_deb.sh; linux-source
+#                           for test_kselftest.sh; clang's libFuzzer
+#                           runtime and llvm-symbolizer, which names enclave
+#                           functions in libFuzzer's reports, for
+#                           tests/integration/test_fuzz_enclave.sh)
+#   scripts/deps.sh kselftest   build's, plus linux-source: the kernel's SGX
+#                           selftest that `make seed` runs on a clone with
+#                           no seed tree beside it (scripts/kselftest.sh)
 #
 # A machine that has everything is left alone (no apt-get at all). Without
 # root and without sudo the missing packages are named and it fails.
@@ -20,13 +27,14 @@ build=(build-essential libssl-dev clang openssl libzydis-dev libprotobuf-c-dev
        protobuf-c-compiler libmicrohttpd-dev libcurl4-openssl-dev dpkg-dev)
 test=(libprotobuf-c1 python3-click python3-jinja2 python3-pyelftools
       python3-tomli python3-tomli-w python3-voluptuous python3-cryptography
-      gdb curl xz-utils pkg-config)
+      gdb curl xz-utils pkg-config linux-source libclang-rt-14-dev llvm)
 
 want=("${build[@]}")
 case "${1:-build}" in
 build) ;;
 test) want+=("${test[@]}") ;;
-*) echo "usage: $0 build|test" >&2; exit 2 ;;
+kselftest) want+=(linux-source xz-utils) ;;
+*) echo "usage: $0 build|test|kselftest" >&2; exit 2 ;;
 esac
 
 # Not Debian: nothing to check with; the compiler will say what is missing.

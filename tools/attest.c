@@ -37,7 +37,7 @@ static const char quote_usage[] =
 
 static const char attest_usage[] =
 "usage: sgxemu attest collateral --out DIR [--tcb-out-of-date] [--revoke-pck]\n"
-"                                [--qe-out-of-date]\n"
+"                                [--qe-out-of-date] [--tcb-recovery]\n"
 "       sgxemu attest quote REPORT --out QUOTE\n"
 "       sgxemu attest info\n"
 "\n"
@@ -51,7 +51,9 @@ static const char attest_usage[] =
 "              intermediateCaCrl.der (QVL's file names) into DIR;\n"
 "              --tcb-out-of-date lists a newer TCB level, --revoke-pck\n"
 "              revokes this platform's PCK certificate, --qe-out-of-date\n"
-"              asks for a newer QE\n"
+"              asks for a newer QE, --tcb-recovery makes the TCB level\n"
+"              before the platform's last microcode update (`sgxemu\n"
+"              platform update-svn`) OutOfDate\n"
 "  quote       quote a 432-byte REPORT targeted at the QE (see info)\n"
 "  info        the QE's and PCE's identities, the QE's TARGETINFO, the\n"
 "              PCK certificate and where the hierarchy lives\n";
@@ -201,6 +203,7 @@ static int collateral_main(int argc, char **argv)
 		{ "tcb-out-of-date", no_argument, NULL, 't' },
 		{ "revoke-pck", no_argument, NULL, 'r' },
 		{ "qe-out-of-date", no_argument, NULL, 'q' },
+		{ "tcb-recovery", no_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct sgxemu_collateral_opts co = { 0 };
@@ -217,6 +220,7 @@ static int collateral_main(int argc, char **argv)
 		case 't': co.tcb_out_of_date = true; break;
 		case 'r': co.pck_revoked = true; break;
 		case 'q': co.qe_out_of_date = true; break;
+		case 'R': co.tcb_recovery = true; break;
 		default:
 			cli_error("unknown option '%s' (try 'sgxemu attest --help')",
 				  argv[optind - 1]);

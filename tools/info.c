@@ -19,24 +19,67 @@
 #include "base/secrets.h"
 #include "cli.h"
 #include "commands.h"
+#include "cov/cov.h"
 #include "cpu/cpu.h"
 #include "sgxemu/sgxemu.h"
 
 static const char usage[] =
-	"usage: sgxemu info [--json]\n"
+	"usage: sgxemu info [--json | --enclave FILE]\n"
 	"\n"
 	"Print the emulated SGX platform: EPC size and sections, SGX1/SGX2,\n"
 	"MISCSELECT, the attributes and XFRM enclaves may use, launch-control\n"
 	"mode, the device files and the engine. Honours the same environment\n"
 	"as `sgxemu run` (SGXEMU_EPC_SIZE, SGXEMU_EPC_SECTIONS, SGXEMU_SGX2,\n"
-	"SGXEMU_AEXNOTIFY, SGXEMU_AEX_TICK,\n"
+	"SGXEMU_AEXNOTIFY, SGXEMU_EUPDATESVN, SGXEMU_AEX_TICK,\n"
 	"SGXEMU_GUARD, SGXEMU_CPUID), and how host CPUID is made to answer\n"
 	"as this part there.\n"
 	"\n"
 	"--json  the EPC and paging statistics as JSON (EPC total and free pages\n"
 	"        per section, evictions, reloads, reclaimer runs, enclaves), as\n"
 	"        SGXEMU_STATS writes them at the exit of a program, and under\n"
-	"        \"engine\" the trap this host raises for ENCLU (probed).\n";
+	"        \"engine\" the trap this host raises for ENCLU (probed).\n"
+	"--enclave FILE  whether the enclave ELF FILE carries coverage sections:\n"
+	"        .gcov_info (gcc --coverage -fprofile-info-section: .gcda files\n"
+	"        under sgxemu run --coverage) and __sancov_cntrs/__sancov_pcs\n"
+	"        (clang -fsanitize-coverage=inline-8bit-counters,pc-table: edges\n"
+	"        for a libFuzzer host). A program under sgxemu run --debug says\n"
+	"        the same of each DEBUG enclave it loads.\n";
+
+/* --enclave FILE: its coverage sections (src/cov/image.c reads them). */
+static int info_enclave(const char *path)
+{
+	struct cov_image im;
+	int ret = cov_image_open(path, &im);
+
+	if (ret == -ENOEXEC) {
+		cli_error("%s: not an x86-64 ELF with section headers and .text",
+			  path);
+		return CLI_EXIT_FAIL;
+	}
+	if (ret) {
+		cli_error("%s: %s", path, strerror(-ret));
+		return CLI_EXIT_FAIL;
+	}
+	printf("Enclave:          %s\n", path);
+	if (im.gcov_info.size)
+		printf("gcov:             .gcov_info, %llu object%s (.gcda files "
+		       "under sgxemu run --coverage DIR, DEBUG only)\n",
+		       (unsigned long long)(im.gcov_info.size / 8),
+		       im.gcov_info.size / 8 == 1 ? "" : "s");
+	else
+		printf("gcov:             none (no .gcov_info section: gcc "
+		       "--coverage -fprofile-info-section, kept by the link)\n");
+	if (im.sancov_cntrs.size)
+		printf("libFuzzer:        __sancov_cntrs, %llu edges%s (given to "
+		       "a libFuzzer host, DEBUG only)\n",
+		       (unsigned long long)im.sancov_cntrs.size,
+		       im.sancov_pcs.size ? ", with their PC table" :
+		       ", no PC table");
+	else
+		printf("libFuzzer:        none (no __sancov_cntrs: clang "
+		       "-fsanitize-coverage=inline-8bit-counters,pc-table)\n");
+	return 0;
+}
 
 static void print_size(uint64_t b)
 {
@@ -246,6 +289,36 @@ static void print_debugger(void)
 	       found ? "libsgxemu_ptrace.so" : "libsgxemu_ptrace.so not found");
 }
 
+/*
+ * CPUSVN: this process's, and the pending one of the secrets file (a
+ * microcode update that the next EUPDATESVN takes, `sgxemu platform
+ * update-svn`).
+ */
+static void print_cpusvn(const struct sgx_cpu *cpu, const char *path)
+{
+	struct sgx_svn_state st;
+	char why[512];
+
+	printf("CPUSVN:           ");
+	for (int i = 0; i < SGX_CPUSVN_SIZE; i++)
+		printf("%02x", cpu->keys.cpusvn[i]);
+	if (sgx_secrets_svn(path, &st, why, sizeof(why))) {
+		printf(" (pending: unknown, %s)\n", why);
+		return;
+	}
+	if (!memcmp(st.pending, cpu->keys.cpusvn, SGX_CPUSVN_SIZE) ||
+	    sgx_cpusvn_supported(cpu->keys.cpusvn, st.pending)) {
+		printf(" (no update pending)\n");
+		return;
+	}
+	printf("\npending CPUSVN:   ");
+	for (int i = 0; i < SGX_CPUSVN_SIZE; i++)
+		printf("%02x", st.pending[i]);
+	printf(" (a microcode update: taken at the next open of an enclave "
+	       "device with no enclave%s)\n", cpu->config.eupdatesvn ? "" :
+	       "; this processor has no EUPDATESVN");
+}
+
 static int info_main(int argc, char **argv)
 {
 	uint32_t r0[4], r1[4], rs[4];
@@ -255,6 +328,8 @@ static int info_main(int argc, char **argv)
 
 	bool json = argc == 2 && !strcmp(argv[1], "--json");
 
+	if (argc == 3 && !strcmp(argv[1], "--enclave"))
+		return info_enclave(argv[2]);
 	if (argc > 1 && !json) {
 		cli_error("no arguments expected (try 'sgxemu info --help')");
 		return CLI_EXIT_USAGE;
@@ -274,9 +349,10 @@ static int info_main(int argc, char **argv)
 	xfrm = (uint64_t)r1[3] << 32 | r1[2];
 
 	printf("%s\n", sgxemu_version());
-	printf("instructions:     %s%s%s\n", (r0[0] & 1) ? "SGX1" : "(no SGX1)",
+	printf("instructions:     %s%s%s%s\n", (r0[0] & 1) ? "SGX1" : "(no SGX1)",
 	       (r0[0] & 2) ? " SGX2" : "",
-	       (r0[0] & (1U << 11)) ? " EDECCSSA (AEX-Notify)" : "");
+	       (r0[0] & (1U << 11)) ? " EDECCSSA (AEX-Notify)" : "",
+	       (r0[0] & (1U << 10)) ? " EUPDATESVN" : "");
 	printf("MISCSELECT:       0x%08x%s\n", r0[1],
 	       (r0[1] & SGX_MISC_EXINFO) ? " (EXINFO)" : "");
 	printf("max enclave size: 2^%u bytes (64-bit), 2^%u (32-bit)\n",
@@ -321,15 +397,12 @@ static int info_main(int argc, char **argv)
 		       "the driver writes the signer's hash before EINIT, so any "
 		       "signer launches\n");
 	if (cpu) {
-		char fp[33], path[4096];
+		char fp[33], path[4096] = "";
 
-		if (!sgx_secrets_fingerprint(&cpu->keys, fp) &&
-		    !sgx_secrets_path(path, sizeof(path)))
+		if (!sgx_secrets_path(path, sizeof(path)) &&
+		    !sgx_secrets_fingerprint(&cpu->keys, fp))
 			printf("platform id:      %s (secrets in %s)\n", fp, path);
-		printf("CPUSVN:           ");
-		for (int i = 0; i < SGX_CPUSVN_SIZE; i++)
-			printf("%02x", cpu->keys.cpusvn[i]);
-		printf("\n");
+		print_cpusvn(cpu, path);
 	} else {
 		printf("platform:         not available (see the message above)\n");
 	}

@@ -25,7 +25,7 @@
 
 static const char usage[] =
 "usage: sgxemu pccs [--port N] [--http] [--tcb-out-of-date] [--revoke-pck]\n"
-"                   [--qe-out-of-date]\n"
+"                   [--qe-out-of-date] [--tcb-recovery]\n"
 "\n"
 "Serve the PCK certificates of every platform registered in this\n"
 "installation's hierarchy (this one, and the others of a fleet sharing it:\n"
@@ -41,7 +41,7 @@ static const char usage[] =
 "options:\n"
 "  --port N            the TCP port (default 8081)\n"
 "  --http              plain HTTP instead of HTTPS\n"
-"  --tcb-out-of-date, --revoke-pck, --qe-out-of-date\n"
+"  --tcb-out-of-date, --revoke-pck, --qe-out-of-date, --tcb-recovery\n"
 "                      change the collateral as `sgxemu attest collateral`\n"
 "                      does\n"
 "Runs until interrupted.\n";
@@ -118,6 +118,8 @@ static int pccs_main(int argc, char **argv)
 			opts.pck_revoked = true;
 		} else if (!strcmp(argv[i], "--qe-out-of-date")) {
 			opts.qe_out_of_date = true;
+		} else if (!strcmp(argv[i], "--tcb-recovery")) {
+			opts.tcb_recovery = true;
 		} else {
 			cli_error("unknown argument '%s' (try 'sgxemu pccs --help')",
 				  argv[i]);

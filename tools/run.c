@@ -42,6 +42,8 @@ static const char usage[] =
 	"  --no-sgx2         enumerate an SGX1-only processor\n"
 	"  --no-aexnotify    a processor without AEX-Notify (no AEXNOTIFY\n"
 	"                    attribute, no EDECCSSA)\n"
+	"  --no-eupdatesvn   a processor without ENCLS[EUPDATESVN]: CPUSVN\n"
+	"                    stays until the process ends (sgxemu platform)\n"
 	"  --aex-tick TIME   a timer interrupt (an AEX) every TIME of each\n"
 	"                    thread's CPU time in enclave mode (default 4ms, a\n"
 	"                    kernel with HZ=250; units ns, us, ms, s); 0: none\n"
@@ -50,6 +52,10 @@ static const char usage[] =
 	"  --cpuid MODE      host CPUID as an SGX part: auto (default: fault where\n"
 	"                    the CPU has CPUID faulting, else rewrite), fault,\n"
 	"                    rewrite (CPUID instructions rewritten to trap) or off\n"
+	"  --coverage DIR    write the .gcda files of DEBUG enclaves built with\n"
+	"                    gcc --coverage -fprofile-info-section under DIR\n"
+	"                    (as GCOV_PREFIX; GCOV_PREFIX_STRIP honoured) when\n"
+	"                    each is released or PROG exits\n"
 	"  --debug           print the reason of every refusal on stderr\n"
 	"  --policy FILE     security policy (docs/policy.md); checked before\n"
 	"                    PROG starts\n"
@@ -225,6 +231,8 @@ int run_options(int argc, char **argv, int *idx, const char **lib,
 			setenv("SGXEMU_SGX2", "0", 1);
 		} else if (!strcmp(a, "--no-aexnotify")) {
 			setenv("SGXEMU_AEXNOTIFY", "0", 1);
+		} else if (!strcmp(a, "--no-eupdatesvn")) {
+			setenv("SGXEMU_EUPDATESVN", "0", 1);
 		} else if (!strcmp(a, "--aex-tick")) {
 			if (i + 1 >= argc) {
 				cli_error("--aex-tick needs a time (e.g. 4ms)");
@@ -232,6 +240,22 @@ int run_options(int argc, char **argv, int *idx, const char **lib,
 			}
 			setenv("SGXEMU_AEX_TICK", argv[++i], 1);
 			tick_opt = true;
+		} else if (!strcmp(a, "--coverage") || !strncmp(a, "--coverage=", 11)) {
+			const char *v = a[10] == '=' ? a + 11 : (i + 1 < argc ? argv[++i] : NULL);
+			char abs[PATH_MAX];
+
+			if (!v || !*v) {
+				cli_error("--coverage needs a directory");
+				return CLI_EXIT_USAGE;
+			}
+			/* Absolute: PROG may change its directory. */
+			if (v[0] != '/' && getcwd(abs, sizeof(abs)) &&
+			    strlen(abs) + strlen(v) + 2 < sizeof(abs)) {
+				strcat(abs, "/");
+				strcat(abs, v);
+				v = abs;
+			}
+			setenv("SGXEMU_COVERAGE", v, 1);
 		} else if (!strcmp(a, "--debug")) {
 			setenv("SGXEMU_DEBUG", "1", 1);
 		} else if (!strcmp(a, "--epc-size") || !strncmp(a, "--epc-size=", 11)) {

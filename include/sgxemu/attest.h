@@ -64,6 +64,11 @@ struct sgxemu_collateral_opts {
 	bool pck_revoked;	/* the PCK CRL lists this platform's PCK */
 	bool qe_out_of_date;	/* QE identity wants a newer QE ISVSVN */
 	time_t now;		/* issue date; 0 = now */
+	/* A TCB recovery is required: the level before the platform's last
+	 * microcode update (`sgxemu platform update-svn`, taken by
+	 * EUPDATESVN) is OutOfDate, the current one UpToDate. Without it
+	 * both are UpToDate. */
+	bool tcb_recovery;
 };
 
 /* Files of a collateral directory (QVL AttestationApp's names). */

@@ -57,6 +57,7 @@ struct sgx_attest {
 	uint8_t qe_id[16];
 	uint8_t auth[32];		/* QE authentication data: 00 01 .. 1f */
 	struct sgx_pck_ext pck_ext;
+	uint8_t prev_cpusvn[16];	/* TCB level before the last update */
 	X509 *pck;
 	char *cert_data;		/* PCK, PCK CA, root as PEM, then NUL */
 	size_t cert_len;		/* including the NUL */
@@ -67,9 +68,18 @@ struct sgx_attest {
 void sgx_qe_identity(struct sgx_key_identity *id);
 void sgx_pce_identity(struct sgx_key_identity *id);
 
-/* The context of the platform whose secrets file is at @secrets. */
+/* The context of the platform whose secrets file is at @secrets; _at
+ * with the QE and PCE at @cpusvn rather than the file's. */
 int sgx_attest_open(struct sgx_attest *a, const char *secrets,
 		    char *why, size_t whylen);
+int sgx_attest_open_at(struct sgx_attest *a, const char *secrets,
+		       const uint8_t cpusvn[16], char *why, size_t whylen);
+/*
+ * Set by the shim: the CPUSVN of this process's platform (NULL until it
+ * exists). sgx_attest_get follows it, so that the QE verifies reports
+ * and certifies at the TCB the process's enclaves run at.
+ */
+extern const uint8_t *(*sgx_attest_platform_cpusvn)(void);
 void sgx_attest_close(struct sgx_attest *a);
 
 /*

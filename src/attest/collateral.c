@@ -56,11 +56,19 @@ static void tcb_level(FILE *f, const uint8_t comp[16], unsigned pcesvn,
 		pcesvn, date, status);
 }
 
-/* The tcbInfo body: the platform's level, and a newer one when asked. */
+/*
+ * The tcbInfo body: the platform's level, a newer one when asked, and the
+ * level before its last microcode update when it took one (TCB type 0:
+ * the components are the CPUSVN's bytes), out of date when a TCB recovery
+ * is required. QVL matches a PCK certificate with the first level, highest
+ * first, that its components and PCESVN are not below.
+ */
 static void tcb_info_body(FILE *f, const struct sgx_attest *a,
 			  const struct sgxemu_collateral_opts *o,
 			  const char *issue, const char *next)
 {
+	bool prev = memcmp(a->prev_cpusvn, a->pck_ext.comp, 16) != 0;
+
 	fprintf(f, "{\"id\":\"SGX\",\"version\":3,\"issueDate\":\"%s\","
 		"\"nextUpdate\":\"%s\",\"fmspc\":\"", issue, next);
 	put_hex(f, a->pck_ext.fmspc, 6, false);
@@ -73,6 +81,12 @@ static void tcb_info_body(FILE *f, const struct sgx_attest *a,
 	}
 	tcb_level(f, a->pck_ext.comp, a->pck_ext.pcesvn, issue,
 		  o->tcb_out_of_date ? "OutOfDate" : "UpToDate");
+	if (prev) {
+		fputc(',', f);
+		tcb_level(f, a->prev_cpusvn, a->pck_ext.pcesvn, issue,
+			  o->tcb_out_of_date || o->tcb_recovery ?
+			  "OutOfDate" : "UpToDate");
+	}
 	fputs("]}", f);
 }
 

@@ -162,13 +162,29 @@ static int certify(struct sgx_attest *a)
 int sgx_attest_open(struct sgx_attest *a, const char *secrets,
 		    char *why, size_t whylen)
 {
+	return sgx_attest_open_at(a, secrets, NULL, why, whylen);
+}
+
+int sgx_attest_open_at(struct sgx_attest *a, const char *secrets,
+		       const uint8_t cpusvn[16], char *why, size_t whylen)
+{
+	struct sgx_svn_state svn;
 	char dir[4200];
 	int ret;
 
 	memset(a, 0, sizeof(*a));
 	ret = sgx_secrets_load(secrets, &a->keys, why, whylen);
+	if (!ret)
+		ret = sgx_secrets_svn(secrets, &svn, why, whylen);
 	if (ret)
 		return ret;
+	if (cpusvn)
+		memcpy(a->keys.cpusvn, cpusvn, 16);
+	/* The TCB level before the last update, for collateral that marks
+	 * it out of date (a TCB recovery); the current one when none. */
+	memcpy(a->prev_cpusvn, svn.previous, 16);
+	if (!sgx_cpusvn_supported(a->keys.cpusvn, a->prev_cpusvn))
+		memcpy(a->prev_cpusvn, a->keys.cpusvn, 16);
 	ret = sgx_pki_dir(secrets, dir, sizeof(dir));
 	if (ret)
 		return sgx_fail(why, whylen, ret, "%s: name too long", secrets);
@@ -220,29 +236,62 @@ void sgx_attest_close(struct sgx_attest *a)
 
 static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sgx_attest *ctx;
+const uint8_t *(*sgx_attest_platform_cpusvn)(void);
+
+/*
+ * The CPUSVN the QE and PCE run at now: this process's platform's when it
+ * has one (the hook; it may have taken a microcode update through
+ * EUPDATESVN), else the secrets file's (another process may have taken
+ * one since), unless SGXEMU_CPUSVN fixes it. False: keep what there is.
+ */
+static bool current_cpusvn(const char *path, uint8_t out[16])
+{
+	const uint8_t *p = sgx_attest_platform_cpusvn ?
+			   sgx_attest_platform_cpusvn() : NULL;
+	struct sgx_svn_state st;
+	const char *env = getenv("SGXEMU_CPUSVN");
+
+	if (p) {
+		memcpy(out, p, 16);
+		return true;
+	}
+	if ((env && *env) || sgx_secrets_svn(path, &st, NULL, 0))
+		return false;
+	memcpy(out, st.cpusvn, 16);
+	return true;
+}
 
 int sgx_attest_get(struct sgx_attest **out, char *why, size_t whylen)
 {
 	struct sgx_attest *a;
 	char path[4096];
+	uint8_t svn[16];
+	bool have;
 	int ret = 0;
 
 	pthread_mutex_lock(&ctx_lock);
-	if (ctx)
-		goto done;
 	ret = sgx_secrets_path(path, sizeof(path));
 	if (ret) {
 		sgx_fail(why, whylen, 0, "platform secrets: no location (set HOME or "
 		     "SGXEMU_SECRETS_FILE)");
 		goto done;
 	}
+	/*
+	 * After a TCB recovery the QE's keys, its attestation key and the
+	 * PCK certificate are those of the new CPUSVN: a new context. The
+	 * old one stays allocated, as other threads may still quote with it
+	 * (one per update taken, a few a year on hardware).
+	 */
+	have = current_cpusvn(path, svn);
+	if (ctx && (!have || !memcmp(ctx->keys.cpusvn, svn, 16)))
+		goto done;
 	a = calloc(1, sizeof(*a));
 	if (!a) {
 		ret = -ENOMEM;
 		sgx_fail(why, whylen, 0, "out of memory");
 		goto done;
 	}
-	ret = sgx_attest_open(a, path, why, whylen);
+	ret = sgx_attest_open_at(a, path, have ? svn : NULL, why, whylen);
 	if (ret)
 		free(a);
 	else

@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * Platform secrets file (see secrets.h). Layout, 144 bytes:
+ * Platform secrets file (see secrets.h). Layout, version 1, 144 bytes:
  *   0  "SGXEMUPS"      magic
  *   8  u32 version (1), u32 payload size (96)
  *   16 root keys, 5 x 16 bytes, by KEYNAME
  *   96 OWNEREPOCH, 16 bytes
  *   112 SHA-256 of bytes [0,112)
+ * Version 2 (192 bytes; written only once a microcode update is asked
+ * for, secrets_svn.c) is version 1's payload followed by the security
+ * versions, payload size 144:
+ *   112 CPUSVN, 128 pending CPUSVN, 144 previous CPUSVN (16 bytes each)
+ *   160 SHA-256 of bytes [0,160)
  * The checksum turns a truncated or bit-flipped file into a clear error
  * instead of a silently different platform.
  */
@@ -32,8 +37,8 @@
 #define SECRETS_VERSION		1
 #define SECRETS_PAYLOAD		96
 #define SECRETS_SUM_OFF		112
-/* A fixed CPUSVN unless configured: every component at SVN 2. */
-#define DEFAULT_CPUSVN_BYTE	0x02
+#define SECRETS_V2_PAYLOAD	144
+#define SECRETS_V2_SUM_OFF	160
 
 /*
  * The state directory's base when the environment names none: the
@@ -185,12 +190,13 @@ static int create_secrets(const char *path, char *why, size_t whylen)
 	return 0;
 }
 
-static int read_secrets(const char *path, uint8_t image[SGX_SECRETS_FILE_SIZE],
-			char *why, size_t whylen)
+int sgx_secrets_read(const char *path, uint8_t image[SGX_SECRETS_FILE_SIZE_V2],
+		     size_t *len, char *why, size_t whylen)
 {
 	uint8_t sum[32];
 	uint32_t version, size;
 	struct stat st;
+	size_t want, sum_off;
 	ssize_t n;
 	int fd;
 
@@ -215,7 +221,7 @@ static int read_secrets(const char *path, uint8_t image[SGX_SECRETS_FILE_SIZE],
 			    "refusing secrets others can read", path,
 			    (unsigned)(st.st_mode & 0777));
 	}
-	n = read(fd, image, SGX_SECRETS_FILE_SIZE);
+	n = read(fd, image, SGX_SECRETS_FILE_SIZE_V2);
 	if (n < 0) {
 		int err = errno;
 
@@ -223,23 +229,54 @@ static int read_secrets(const char *path, uint8_t image[SGX_SECRETS_FILE_SIZE],
 		return sgx_fail(why, whylen, -err, "cannot read %s: %s", path, strerror(err));
 	}
 	close(fd);
-	if (n != SGX_SECRETS_FILE_SIZE || st.st_size != SGX_SECRETS_FILE_SIZE)
+	if (n < 16 || n != st.st_size ||
+	    (n != SGX_SECRETS_FILE_SIZE && n != SGX_SECRETS_FILE_SIZE_V2))
 		return sgx_fail(why, whylen, -EINVAL,
-			    "%s is damaged: %lld bytes, expected %d (not replaced; "
-			    "move it away to start a new platform)", path,
-			    (long long)st.st_size, SGX_SECRETS_FILE_SIZE);
+			    "%s is damaged: %lld bytes, expected %d or %d (not "
+			    "replaced; move it away to start a new platform)", path,
+			    (long long)st.st_size, SGX_SECRETS_FILE_SIZE,
+			    SGX_SECRETS_FILE_SIZE_V2);
 	memcpy(&version, image + 8, 4);
 	memcpy(&size, image + 12, 4);
-	if (memcmp(image, SECRETS_MAGIC, 8) || version != SECRETS_VERSION ||
-	    size != SECRETS_PAYLOAD)
+	want = version == 1 ? SGX_SECRETS_FILE_SIZE : SGX_SECRETS_FILE_SIZE_V2;
+	sum_off = version == 1 ? SECRETS_SUM_OFF : SECRETS_V2_SUM_OFF;
+	if (memcmp(image, SECRETS_MAGIC, 8) || (version != 1 && version != 2) ||
+	    size != (version == 1 ? SECRETS_PAYLOAD : SECRETS_V2_PAYLOAD) ||
+	    (size_t)n != want)
 		return sgx_fail(why, whylen, -EINVAL,
-			    "%s is not an sgxemu platform-secrets file (version 1)", path);
-	if (sha256(image, SECRETS_SUM_OFF, sum) ||
-	    memcmp(sum, image + SECRETS_SUM_OFF, sizeof(sum)))
+			    "%s is not an sgxemu platform-secrets file (version 1 "
+			    "or 2)", path);
+	if (sha256(image, sum_off, sum) || memcmp(sum, image + sum_off, sizeof(sum)))
 		return sgx_fail(why, whylen, -EINVAL,
 			    "%s is damaged: checksum mismatch (not replaced; move it "
 			    "away to start a new platform)", path);
+	*len = (size_t)n;
 	return 0;
+}
+
+void sgx_secrets_svn_of(const uint8_t *image, size_t len,
+			struct sgx_svn_state *st)
+{
+	if (len == SGX_SECRETS_FILE_SIZE_V2) {
+		memcpy(st->cpusvn, image + 112, 16);
+		memcpy(st->pending, image + 128, 16);
+		memcpy(st->previous, image + 144, 16);
+		return;
+	}
+	/* Version 1: no update ever asked for. */
+	memset(st->cpusvn, SGX_DEFAULT_CPUSVN_BYTE, 16);
+	memcpy(st->pending, st->cpusvn, 16);
+	memcpy(st->previous, st->cpusvn, 16);
+}
+
+int sgx_secrets_seal_image(uint8_t image[SGX_SECRETS_FILE_SIZE_V2])
+{
+	uint32_t version = 2, size = SECRETS_V2_PAYLOAD;
+
+	memcpy(image + 8, &version, 4);
+	memcpy(image + 12, &size, 4);
+	return sha256(image, SECRETS_V2_SUM_OFF, image + SECRETS_V2_SUM_OFF) ?
+	       -EIO : 0;
 }
 
 /* 32 hex digits from the environment variable @name into @out. */
@@ -257,15 +294,17 @@ static int env_hex16(const char *name, uint8_t out[16], char *why, size_t whylen
 int sgx_secrets_load(const char *path, struct sgx_platform_keys *keys,
 		     char *why, size_t whylen)
 {
-	uint8_t image[SGX_SECRETS_FILE_SIZE];
+	uint8_t image[SGX_SECRETS_FILE_SIZE_V2];
+	struct sgx_svn_state svn;
+	size_t len = 0;
 	int ret;
 
-	ret = read_secrets(path, image, why, whylen);
+	ret = sgx_secrets_read(path, image, &len, why, whylen);
 	if (ret == -ENOENT) {
 		ret = create_secrets(path, why, whylen);
 		if (ret)
 			return ret;
-		ret = read_secrets(path, image, why, whylen);
+		ret = sgx_secrets_read(path, image, &len, why, whylen);
 	}
 	if (ret == -ENOENT)
 		return sgx_fail(why, whylen, -ENOENT, "%s vanished while it was created",
@@ -275,8 +314,9 @@ int sgx_secrets_load(const char *path, struct sgx_platform_keys *keys,
 
 	memcpy(keys->root, image + 16, sizeof(keys->root));
 	memcpy(keys->owner_epoch, image + 96, sizeof(keys->owner_epoch));
+	sgx_secrets_svn_of(image, len, &svn);
 	memset(image, 0, sizeof(image));
-	memset(keys->cpusvn, DEFAULT_CPUSVN_BYTE, sizeof(keys->cpusvn));
+	memcpy(keys->cpusvn, svn.cpusvn, sizeof(keys->cpusvn));
 	ret = env_hex16("SGXEMU_CPUSVN", keys->cpusvn, why, whylen);
 	if (!ret)
 		ret = env_hex16("SGXEMU_OWNER_EPOCH", keys->owner_epoch, why, whylen);

@@ -109,6 +109,8 @@ struct sgx_cpu_config {
 	bool     aexnotify;		/* AEX-Notify: the AEXNOTIFY attribute,
 					 * TCS.FLAGS/SSA bits, EDECCSSA
 					 * (CPUID.(12H,0):EAX bit 11) */
+	bool     eupdatesvn;		/* ENCLS[EUPDATESVN]
+					 * (CPUID.(12H,0):EAX bit 10) */
 };
 
 struct sgx_cpu {
@@ -131,6 +133,16 @@ struct sgx_cpu {
 	uint8_t  paging_key[16];	/* CR_BASE_PK: per boot, for EWB/ELD* */
 	bool     paging_key_set;
 	uint64_t next_version;		/* EWB versions (under cpu->lock) */
+	/*
+	 * The security version of the microcode loaded now: what
+	 * EUPDATESVN brings keys.cpusvn up to (Intel document 648682). A
+	 * runtime microcode update raises it; CPUSVN follows only when
+	 * EUPDATESVN runs on an empty EPC. All zero: none loaded yet.
+	 */
+	uint8_t  ucode_cpusvn[SGX_CPUSVN_SIZE];
+	/* Test injection: the next N RDSEEDs of EUPDATESVN fail
+	 * (UINT_MAX: every one), as under a starved entropy source. */
+	atomic_uint rdseed_failures;
 	struct sgx_encl_ctl *enclaves;	/* every live SECS */
 	/* Enclaves a power loss took (power.c): their hidden state stays
 	 * allocated for the engine's and driver's references until EREMOVE
@@ -225,6 +237,19 @@ int sgx_eldb(struct sgx_cpu *cpu, const struct sgx_pageinfo *pageinfo,
 	     void *epc_page, uint64_t *va_slot);
 int sgx_eldu(struct sgx_cpu *cpu, const struct sgx_pageinfo *pageinfo,
 	     void *epc_page, uint64_t *va_slot);
+
+/*
+ * ENCLS[EUPDATESVN] (leaf 0x18, eupdatesvn.c): with no valid page in the
+ * EPC, draw a fresh paging key and bring CPUSVN up to ucode_cpusvn.
+ * Returns 0 (CPUSVN raised), SGX_NO_UPDATE (the loaded microcode is not
+ * newer; the paging key is new all the same), SGX_EPC_NOT_READY,
+ * SGX_INSUFFICIENT_ENTROPY, or #GP on a processor without the leaf.
+ * sgx_cpu_load_microcode is the late microcode load an OS does: it sets
+ * ucode_cpusvn and changes nothing else.
+ */
+int sgx_eupdatesvn(struct sgx_cpu *cpu);
+void sgx_cpu_load_microcode(struct sgx_cpu *cpu,
+			    const uint8_t svn[SGX_CPUSVN_SIZE]);
 
 /*
  * SGX2 ENCLS leaves (eaug.c, emod.c): EAUG adds a PENDING page to an

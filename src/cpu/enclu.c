@@ -31,6 +31,8 @@ void sgx_xsave_layout_init(void)
 		__cpuid_count(0xD, i, a, b, c, d);
 		sgx_xsave_layout.size[i] = a;
 		sgx_xsave_layout.offset[i] = b;
+		if (c & 2)
+			sgx_xsave_layout.align |= 1ULL << i;
 	}
 }
 

@@ -41,6 +41,7 @@ struct sgx_lp {
 struct sgx_xsave_layout {
 	uint32_t offset[64];
 	uint32_t size[64];
+	uint64_t align;		/* 64-byte aligned when compacted (ECX[1]) */
 };
 extern struct sgx_xsave_layout sgx_xsave_layout;
 void sgx_xsave_layout_init(void);

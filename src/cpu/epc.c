@@ -307,6 +307,7 @@ void sgx_cpuid_leaf12(const struct sgx_cpu_config *cfg,
 	regs[0] = regs[1] = regs[2] = regs[3] = 0;
 	if (subleaf == 0) {
 		regs[0] = 1U | (cfg->sgx2 ? 2U : 0U) |
+			  (cfg->eupdatesvn ? 1U << 10 : 0U) |
 			  (cfg->aexnotify ? 1U << 11 : 0U);
 		regs[1] = cfg->miscselect_supported;
 		regs[3] = SGX_MAX_ENCLAVE_SIZE_32 |

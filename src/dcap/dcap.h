@@ -249,9 +249,28 @@ typedef struct {
 } tee_supp_data_descriptor_t;
 _Static_assert(sizeof(tee_supp_data_descriptor_t) == 16, "as Intel's");
 
-/* sgx_ql_qe_report_info_t: nonce, the app enclave's TARGETINFO, and the
- * QvE's REPORT for it (960 bytes); this library never loads a QvE. */
-typedef struct sgx_ql_qe_report_info sgx_ql_qe_report_info_t;
+/*
+ * sgx_ql_qe_report_info_t (sgx_ql_quote.h): the caller's nonce and its
+ * enclave's TARGETINFO in, the QvE's REPORT for that enclave out; byte
+ * arrays only, so 960 bytes with no padding.
+ */
+typedef struct {
+	uint8_t rand[16];
+} sgx_quote_nonce_t;
+typedef struct sgx_ql_qe_report_info {
+	sgx_quote_nonce_t nonce;
+	struct sgx_targetinfo app_enclave_target_info;
+	struct sgx_report qe_report;
+} sgx_ql_qe_report_info_t;
+_Static_assert(sizeof(sgx_ql_qe_report_info_t) == 960 &&
+	       __builtin_offsetof(sgx_ql_qe_report_info_t, qe_report) == 528,
+	       "sgx_ql_qe_report_info_t as Intel's");
+
+/* What the QvE-checked calls and the TVL (sgx_dcap_tvl.h) answer. */
+#define SGX_QL_ERROR_REPORT			0xE013
+#define SGX_QL_UNABLE_TO_GENERATE_REPORT	0xE01E
+#define SGX_QL_QVEIDENTITY_MISMATCH		0xE050
+#define SGX_QL_QVE_OUT_OF_DATE			0xE051
 
 /* sgx_qv_path_type_t */
 #define SGX_QV_QVE_PATH		0

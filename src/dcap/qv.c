@@ -6,13 +6,13 @@
  * installation's root (qv_trusted_root: never Intel's).
  *
  * Intel's library verifies in its untrusted QVL, or in the QvE enclave
- * when the caller passes p_qve_report_info. sgxemu has no QvE (one would
- * have to be signed by Intel for a caller's identity check of it to
- * pass), so those calls answer as Intel's library does on a platform
- * whose QvE cannot be loaded: SGX_QL_ENCLAVE_LOAD_ERROR, or
- * SGX_QL_PSW_NOT_AVAILABLE where not even the SGX run-time library is
- * there. Callers then fall back to QVL (p_qve_report_info NULL), as
- * Intel's samples do.
+ * when the caller passes p_qve_report_info; the QvE's REPORT, targeted at
+ * the caller's enclave, vouches for the verdict. Here both paths are the
+ * same verification, and a QvE-checked call adds the REPORT Intel's QvE
+ * would give on this platform (qv_qve.c): its identity, MACed for the
+ * caller's TARGETINFO with the platform's report key, so that the TVL in
+ * the caller's enclave accepts it. The QvE has no file to load: a path
+ * given with sgx_qv_set_path(SGX_QV_QVE_PATH) is kept and not used.
  *
  * Without collateral from the caller, the library asks the quote provider
  * (libdcap_quoteprov.so.1, loaded at run time as Intel's does; the path
@@ -30,6 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include <openssl/crypto.h>
 
 #include "dcap/qv.h"
 
@@ -132,24 +134,6 @@ static long quote_type(const uint8_t *q, uint32_t size)
 	return t;
 }
 
-/* What a QvE-checked verification gets where no QvE can be loaded. */
-static quote3_error_t qve_unavailable(void)
-{
-	void *urts = dlopen("libsgx_urts.so.2", RTLD_LAZY | RTLD_NOLOAD);
-
-	if (!urts)
-		urts = dlopen("libsgx_urts.so.2", RTLD_LAZY | RTLD_LOCAL);
-	if (!urts)
-		return qv_fail(SGX_QL_PSW_NOT_AVAILABLE, "QvE-checked verification: "
-			       "no SGX run-time library (libsgx_urts.so.2); verify "
-			       "with p_qve_report_info NULL");
-	dlclose(urts);
-	return qv_fail(SGX_QL_ENCLAVE_LOAD_ERROR, "QvE-checked verification: "
-		       "this platform has no QvE%s%s (sgxemu verifies in the "
-		       "library); verify with p_qve_report_info NULL",
-		       qve_path[0] ? " to load at " : "", qve_path);
-}
-
 static quote3_error_t fetch_collateral(const uint8_t *quote, uint32_t size,
 				       struct qpl_api *api,
 				       sgx_ql_qve_collateral_t **out)
@@ -243,8 +227,9 @@ static quote3_error_t verify_evidence(const uint8_t *quote, uint32_t size,
 				      uint32_t supp_size, uint8_t *supp)
 {
 	sgx_ql_qve_collateral_t *fetched = NULL;
+	struct sgx_platform_keys *keys = NULL;
 	struct qpl_api api;
-	quote3_error_t ret;
+	quote3_error_t ret = SGX_QL_SUCCESS;
 	long type;
 
 	if (!quote || !size || !expired || date <= 0 || !result ||
@@ -268,19 +253,43 @@ static quote3_error_t verify_evidence(const uint8_t *quote, uint32_t size,
 			       "data of %u bytes; %zu expected", supp_size,
 			       sizeof(sgx_ql_qv_supplemental_t));
 	}
-	if (qve_info)
-		return qve_unavailable();
 	*expired = 1;
 	*result = SGX_QL_QV_RESULT_UNSPECIFIED;
-	if (!coll) {
-		ret = fetch_collateral(quote, size, &api, &fetched);
-		if (ret)
-			return ret;
-		coll = fetched;
+	if (qve_info) {
+		char why[400];
+
+		keys = malloc(sizeof(*keys));
+		if (!keys)
+			return qv_fail(SGX_QL_ERROR_OUT_OF_MEMORY, "out of memory");
+		ret = qv_qve_start(keys, why, sizeof(why));
+		if (ret) {
+			free(keys);
+			return qv_fail(ret, "QvE-checked verification: %s", why);
+		}
 	}
-	ret = verify_with(quote, size, coll, date, expired, result, supp_size, supp);
+	if (!coll)
+		ret = fetch_collateral(quote, size, &api, &fetched);
+	if (!ret)
+		ret = verify_with(quote, size, fetched ? fetched : coll, date,
+				  expired, result, supp_size, supp);
+	if (!ret && keys) {
+		ret = qv_qve_report(keys, qve_info, quote, size, date, *expired,
+				    *result, supp, supp_size);
+		if (ret) {
+			*result = SGX_QL_QV_RESULT_UNSPECIFIED;
+			qv_fail(ret, "QvE-checked verification: no REPORT for the "
+				"caller's enclave");
+		}
+	}
+	/* A QvE's REPORT comes only with its verdict. */
+	if (ret && keys)
+		memset(&qve_info->qe_report, 0, sizeof(qve_info->qe_report));
 	if (fetched)
 		api.free_collateral(fetched);
+	if (keys) {
+		OPENSSL_cleanse(keys, sizeof(*keys));
+		free(keys);
+	}
 	return ret;
 }
 

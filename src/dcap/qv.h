@@ -12,8 +12,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "attest/verify.h"
+#include "cpu/keys.h"
 #include "dcap/dcap.h"
 #include "sgxemu/attest.h"
 
@@ -57,5 +59,46 @@ bool qv_status_expiry(int status);
  * verification that ended in a non-terminal status. */
 void qv_supplemental_fill(sgx_ql_qv_supplemental_t *s,
 			  const struct sgx_verify_detail *d);
+
+/* ---- the QvE in software (qv_qve.c) ---- */
+
+/* The identity of Intel's DCAP 1.23 QvE that its REPORTs carry. */
+#define QVE_ISVPRODID	2
+#define QVE_ISVSVN	12
+
+/* The QvE's SECS identity: what EREPORT puts in its REPORT's body. */
+void qv_qve_identity(struct sgx_key_identity *id);
+
+/*
+ * The QvE's REPORTDATA for what a verification returned (@supp NULL: no
+ * supplemental data asked for): SHA-256 of the nonce, the quote, the
+ * check date as 8 bytes, the expiration status, the result and the
+ * supplemental data, then 32 zero bytes. 0, or -1 if OpenSSL fails.
+ */
+int qv_qve_report_data(const sgx_quote_nonce_t *nonce, const uint8_t *quote,
+		       uint32_t size, time_t date, uint32_t expired,
+		       sgx_ql_qv_result_t result, const uint8_t *supp,
+		       uint32_t supp_size, uint8_t rd[SGX_REPORT_DATA_SIZE]);
+
+/*
+ * The platform the QvE runs on: its keys from the secrets file of the
+ * process's platform (as the engine loads them). 0, or
+ * SGX_QL_ENCLAVE_LOAD_ERROR with @why, as where a QvE cannot be loaded.
+ * The caller cleanses @keys.
+ */
+quote3_error_t qv_qve_start(struct sgx_platform_keys *keys, char *why,
+			    size_t whylen);
+
+/*
+ * The QvE's REPORT for @info's TARGETINFO over what the verification
+ * returned, into @info->qe_report: EREPORT as the QvE would execute it
+ * on the platform of @keys. 0, or SGX_QL_UNABLE_TO_GENERATE_REPORT with
+ * the REPORT zeroed.
+ */
+quote3_error_t qv_qve_report(const struct sgx_platform_keys *keys,
+			     sgx_ql_qe_report_info_t *info, const uint8_t *quote,
+			     uint32_t size, time_t date, uint32_t expired,
+			     sgx_ql_qv_result_t result, const uint8_t *supp,
+			     uint32_t supp_size);
 
 #endif /* SGXEMU_DCAP_QV_H */

@@ -19,8 +19,15 @@
 #include "driver/edmm.h"
 #include "driver/paging.h"
 #include "driver/security.h"
+#include "driver/svn.h"
 
 bool sgx_drv_debug;
+const struct sgx_drv_observer *sgx_drv_observer;
+
+void sgx_drv_set_observer(const struct sgx_drv_observer *o)
+{
+	__atomic_store_n(&sgx_drv_observer, o, __ATOMIC_RELEASE);
+}
 struct sgx_file *(*sgx_fd_resolver)(int fd);
 /* Serialises the mapping list and file reference changes. */
 pthread_mutex_t sgx_drv_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -391,6 +398,15 @@ struct sgx_file *sgx_drv_open(enum sgx_api api, enum sgx_dev dev, int *err)
 			*err = -ENOMEM;
 			return NULL;
 		}
+		/* The kernel's usage count, and at 0 -> 1 its SVN update:
+		 * -EAGAIN or -EIO (svn.c). */
+		ret = sgx_inc_usage_count();
+		if (ret) {
+			sgx_file_put(f);
+			*err = ret;
+			return NULL;
+		}
+		f->encl->counted = true;
 		/* Mainline sets the mask at CREATE (0 until then); v22
 		 * granted the unprivileged attributes at open, which its
 		 * first ADD_PAGE catches up on (ioctl.c, speak()). */
@@ -422,6 +438,11 @@ static void encl_release(struct sgx_file *f)
 	 * parent's enclave, so the child only forgets it.
 	 */
 	if (encl->engine && !encl->inherited) {
+		const struct sgx_drv_observer *o =
+			__atomic_load_n(&sgx_drv_observer, __ATOMIC_ACQUIRE);
+
+		if (o && o->releasing && encl->initialized)
+			o->releasing(encl->engine);
 		ret = sgxemu_enclave_destroy(encl->engine);
 		if (ret)
 			sgx_drv_log("release: EREMOVE of the enclave at 0x%llx "
@@ -431,6 +452,10 @@ static void encl_release(struct sgx_file *f)
 	for (size_t c = 0; c < encl->nr_chunks; c++)
 		free(encl->pages[c]);
 	free(encl->pages);
+	/* An enclave a forked child inherited is still the parent's: it
+	 * stays counted here, as the kernel's one count sees it. */
+	if (encl->counted && !encl->inherited)
+		sgx_dec_usage_count();
 	free(encl);
 	f->encl = NULL;
 }
@@ -493,6 +518,7 @@ void sgx_drv_fork_child(void)
 	/* The child is single-threaded and has a new thread id, which the
 	 * rwlock's writer record would not recognise: start both afresh. */
 	pthread_mutex_init(&sgx_drv_lock, NULL);
+	sgx_svn_fork_child();
 	for (struct sgx_file *f = all_files; f; f = f->next)
 		if (f->encl)
 			f->encl->inherited = true;

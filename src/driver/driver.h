@@ -102,6 +102,20 @@ int sgx_vma_mremap(void *old, size_t old_len, size_t new_len, int flags,
  * (MAP_FIXED) replaces them, as the kernel does: forget them first. */
 void sgx_vma_forget(void *addr, size_t len);
 
+/*
+ * Who else wants to know of an enclave's life (src/cov/, coverage of
+ * enclave code): @initialized after a successful EINIT, @releasing when
+ * the last reference goes, before its pages are removed. Neither may
+ * change the enclave. One observer; NULL for none.
+ */
+struct sgxemu_enclave;
+struct sgx_drv_observer {
+	void (*initialized)(struct sgxemu_enclave *e);
+	void (*releasing)(struct sgxemu_enclave *e);
+};
+void sgx_drv_set_observer(const struct sgx_drv_observer *o);
+extern const struct sgx_drv_observer *sgx_drv_observer;
+
 /* fork(): keep the driver's locks consistent across it. */
 void sgx_drv_fork_prepare(void);
 void sgx_drv_fork_parent(void);

@@ -48,6 +48,7 @@ struct sgx_encl {
 	uint8_t **pages;
 	size_t nr_chunks;
 	bool inherited;			/* copied into a forked child */
+	bool counted;			/* in the usage count (svn.c) */
 	uint8_t mrenclave[32];		/* known after INIT (audit records) */
 	uint8_t mrsigner[32];
 };

@@ -430,6 +430,13 @@ static long ioc_init(struct sgx_file *f, unsigned long arg)
 		return ret;
 	}
 	encl->initialized = true;
+	{
+		const struct sgx_drv_observer *o =
+			__atomic_load_n(&sgx_drv_observer, __ATOMIC_ACQUIRE);
+
+		if (o && o->initialized)
+			o->initialized(encl->engine);
+	}
 	return 0;
 }
 

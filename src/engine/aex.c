@@ -922,6 +922,13 @@ void sgxemu__enclave_signal(int signo, siginfo_t *info, ucontext_t *uc,
 	default:
 		return;
 	}
+	switch (sgxemu__xsave_replay(tcb, uc, save, rip)) {
+	case 0:
+		return;
+	case 1:
+		exception(tcb, SIGSEGV, info, uc, save, X86_TRAP_GP, 0, 0, rip);
+		return;
+	}
 	exception(tcb, signo, info, uc, save, X86_TRAP_PF,
 		  pf_errcd(tcb, ev.addr, ev.errcd), ev.addr, rip);
 }

@@ -66,6 +66,7 @@ int sgxemu__cpuid_model_env(struct sgxemu_cpuid_model *m)
 		cfg.nr_sections = (unsigned)atoi(v);
 	cfg.sgx2 = sgxemu__env_flag("SGXEMU_SGX2", 1);
 	cfg.aexnotify = sgxemu__env_flag("SGXEMU_AEXNOTIFY", 1);
+	cfg.eupdatesvn = sgxemu__env_flag("SGXEMU_EUPDATESVN", 1);
 	v = getenv("SGXEMU_LAUNCH_CONTROL");
 	if (v && *v) {
 		if (!strcmp(v, "locked"))

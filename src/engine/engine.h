@@ -561,6 +561,14 @@ void sgxemu__fsgs_seal(struct sgxemu_enclave *e);
 void sgxemu__fsgs_free(struct sgxemu_enclave *e);
 int sgxemu__fsgs_emulate(struct sgxemu_tcb *tcb, struct sgxemu_enclave *e,
 			 ucontext_t *uc, struct sgxemu_sigsave *save);
+/*
+ * xsave_replay.c: an enclave's XSAVE/XSAVEC/XSAVEOPT/XRSTOR at @rip whose
+ * #PF comes only from the host's XCR0 reaching past an XFRM-sized image,
+ * done with XFRM's reach: 0 done (RIP past it), 1 the #GP(0) hardware
+ * raises, -1 the fault is the enclave's own.
+ */
+int sgxemu__xsave_replay(struct sgxemu_tcb *tcb, ucontext_t *uc,
+			 const struct sgxemu_sigsave *save, uint64_t rip);
 /* The decoded instruction on @uc: 0, or 1 for the #GP of a write. */
 int sgxemu__fsgsbase_apply(ucontext_t *uc,
 			   const struct sgxemu_fsgsbase_insn *insn,

@@ -168,6 +168,7 @@ static int platform_create(void)
 	cc.sgx2 = pending.sgx2 >= 0 ? pending.sgx2 : sgxemu__env_flag("SGXEMU_SGX2", 1);
 	cc.aexnotify = pending.aexnotify >= 0 ?
 		pending.aexnotify : sgxemu__env_flag("SGXEMU_AEXNOTIFY", 1);
+	cc.eupdatesvn = sgxemu__env_flag("SGXEMU_EUPDATESVN", 1);
 	ret = sgx_cpu_init(&sgxemu__platform.cpu, &cc);
 	if (ret)
 		return ret;

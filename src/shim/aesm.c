@@ -22,6 +22,8 @@
 #include <unistd.h>
 
 #include "attest/aesm.h"
+#include "attest/attest.h"
+#include "engine/engine.h"
 #include "shim/shim.h"
 
 static pthread_mutex_t server_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -58,6 +60,20 @@ static bool is_aesm(const struct sockaddr *addr, socklen_t len)
 		    !memcmp(un->sun_path, paths[i], strlen(paths[i])))
 			return true;
 	return false;
+}
+
+/* The CPUSVN this process's platform runs at (a microcode update taken
+ * by EUPDATESVN at an open changes it), for the QE (src/attest/qe.c). */
+static const uint8_t *platform_cpusvn(void)
+{
+	if (!__atomic_load_n(&sgxemu__platform.ready, __ATOMIC_ACQUIRE))
+		return NULL;
+	return sgxemu__cpu()->keys.cpusvn;
+}
+
+__attribute__((constructor)) static void attest_follows_platform(void)
+{
+	sgx_attest_platform_cpusvn = platform_cpusvn;
 }
 
 static void *server_main(void *arg)

@@ -25,6 +25,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "cov/cov.h"
 #include "shim/shim.h"
 
 SHIM_REAL(int, dl_iterate_phdr,
@@ -62,12 +63,18 @@ int dl_iterate_phdr(int (*cb)(struct dl_phdr_info *, size_t, void *),
 	struct iter_ctx c = { .cb = cb, .data = data };
 	size_t real_size;
 
+	int r;
+
 	c.image = shim_vdso_image();
 	c.real_lo = (uintptr_t)shim_vdso_real(&real_size);
 	c.real_hi = c.real_lo + real_size;
 	if (!c.image || !c.real_lo)
-		return get_dl_iterate_phdr()(cb, data);
-	return get_dl_iterate_phdr()(iter_one, &c);
+		r = get_dl_iterate_phdr()(cb, data);
+	else
+		r = get_dl_iterate_phdr()(iter_one, &c);
+	/* Then the DEBUG enclaves registered with libFuzzer (src/cov/fuzz.c),
+	 * as the modules their code is. */
+	return r ? r : sgxemu_cov_each_module(cb, data);
 }
 
 /* /proc/self/auxv, /proc/thread-self/auxv or /proc/<our pid>/auxv. */

@@ -31,6 +31,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cov/cov.h"
 #include "driver/driver.h"
 #include "lsm/hooks.h"
 #include "sgxemu/sgxemu.h"
@@ -266,6 +267,9 @@ static void shim_start(char **envp)
 	}
 	debug = env_true("SGXEMU_DEBUG");
 	sgx_drv_debug = debug;
+	/* Coverage of enclave code ($SGXEMU_COVERAGE): watches the
+	 * driver's enclaves from their EINIT on. */
+	sgxemu_cov_setup();
 	/* Runtimes read CPUID before they open a device: from here on it
 	 * answers as the emulated part. */
 	shim_cpuid_init();

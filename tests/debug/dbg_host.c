@@ -6,7 +6,7 @@
  * (tests/enclaves/dbg_encl.c, layout.h) loaded from its flat image.
  *
  *   dbg_host [--nodebug] [--threads] [--wait] [--crash] [--fault] [--copies N]
- *            KEY.pem ENCL.bin
+ *            [--leave-inside] [--destroy] KEY.pem ENCL.bin
  *
  * After loading it calls dbg_enclave_loaded(base), where a debugger adds
  * the enclave's symbols (add-symbol-file dbg_encl.elf -o $rdi). Then:
@@ -18,7 +18,11 @@
  * pointer (a #PF the vDSO reports); --crash then writes through a null
  * pointer in host code. --copies
  * loads N-1 more copies after the first (never called): with a small EPC
- * the first one's pages are evicted for them.
+ * the first one's pages are evicted for them. --leave-inside (with
+ * --threads) exits while the second thread is still in the enclave (the
+ * coverage test: the enclave is gone with a thread inside). --destroy
+ * unmaps the enclave and closes its file after the calls, so the driver
+ * releases it before the program exits.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -28,6 +32,7 @@
 #include "encl_util.h"
 #include "shim_encl.h"
 #include "dbg_encl.h"
+#include "flat_load.h"
 
 static volatile unsigned long stop_spin;
 static uint64_t encl_base;
@@ -75,91 +80,10 @@ static void *spinner(void *arg)
 	return NULL;
 }
 
-static int load(const char *key, const char *bin, bool debug, uint64_t *basep)
-{
-	struct sgx_enclave_create create;
-	struct sgx_enclave_init init;
-	struct sgx_secs secs;
-	struct sgx_sigstruct *sig = aligned_alloc(4096, 4096);
-	struct tm_log log = { 0 };
-	uint8_t *img, *page = aligned_alloc(4096, 4096), mr[32];
-	size_t size = 0;
-	int fd = open("/dev/sgx_enclave", O_RDWR);
-	uint8_t *rsv = mmap(NULL, 2 * L_SIZE, PROT_NONE,
-			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	img = tu_read(bin, &size);
-	if (fd < 0 || rsv == MAP_FAILED || !img || !sig || !page) {
-		fprintf(stderr, "dbg_host: cannot open the device, reserve "
-			"ELRANGE or read %s\n", bin);
-		return -1;
-	}
-	*basep = ((uint64_t)(uintptr_t)rsv + L_SIZE - 1) & ~(L_SIZE - 1);
-	memset(&secs, 0, sizeof(secs));
-	secs.size = L_SIZE;
-	secs.base = *basep;
-	secs.ssa_frame_size = 1;
-	secs.attributes.flags = SGX_ATTR_MODE64BIT | (debug ? SGX_ATTR_DEBUG : 0);
-	secs.attributes.xfrm = SGX_XFRM_LEGACY;
-	create.src = (uint64_t)(uintptr_t)&secs;
-	if (ioctl(fd, SGX_IOC_ENCLAVE_CREATE, &create)) {
-		perror("dbg_host: SGX_IOC_ENCLAVE_CREATE");
-		return -1;
-	}
-	tm_init(&log, 1, L_SIZE);
-	for (size_t i = 0; i < L_PAGES; i++) {
-		struct sgx_secinfo si __attribute__((aligned(64)));
-		struct sgx_enclave_add_pages add = {
-			.src = (uint64_t)(uintptr_t)page, .offset = i * 4096,
-			.length = 4096, .secinfo = (uint64_t)(uintptr_t)&si,
-			.flags = SGX_PAGE_MEASURE,
-		};
-
-		memset(&si, 0, sizeof(si));
-		si.flags = tu_layout_secinfo(i);
-		memset(page, 0, 4096);
-		if ((i + 1) * 4096 <= size)
-			memcpy(page, img + i * 4096, 4096);
-		tm_add(&log, i * 4096, si.flags, page, 0xffff);
-		if (ioctl(fd, SGX_IOC_ENCLAVE_ADD_PAGES, &add)) {
-			perror("dbg_host: SGX_IOC_ENCLAVE_ADD_PAGES");
-			return -1;
-		}
-	}
-	if (tm_final(&log, mr) || tu_sigstruct(mr, &secs, sig, key)) {
-		fprintf(stderr, "dbg_host: cannot sign with %s\n", key);
-		return -1;
-	}
-	init.sigstruct = (uint64_t)(uintptr_t)sig;
-	if (ioctl(fd, SGX_IOC_ENCLAVE_INIT, &init)) {
-		perror("dbg_host: SGX_IOC_ENCLAVE_INIT");
-		return -1;
-	}
-	for (size_t i = 0; i < L_PAGES; i++) {
-		void *want = (void *)(uintptr_t)(*basep + i * 4096);
-
-		if (mmap(want, 4096, tu_prot(tu_layout_secinfo(i)),
-			 MAP_SHARED | MAP_FIXED, fd, 0) != want) {
-			perror("dbg_host: mmap");
-			return -1;
-		}
-	}
-	shim_vdso_fn = shim_vdso_sym("__vdso_sgx_enter_enclave");
-	if (!shim_vdso_fn) {
-		fprintf(stderr, "dbg_host: no __vdso_sgx_enter_enclave (run "
-			"under sgxemu run)\n");
-		return -1;
-	}
-	free(img);
-	free(page);
-	free(sig);
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	bool debug = true, threads = false, wait = false, crash = false;
-	bool fault = false;
+	bool fault = false, leave_inside = false, destroy = false;
 	unsigned copies = 1;
 	uint64_t other;
 	pthread_t th;
@@ -176,18 +100,23 @@ int main(int argc, char **argv)
 			crash = true;
 		else if (!strcmp(argv[i], "--fault"))
 			fault = true;
+		else if (!strcmp(argv[i], "--leave-inside"))
+			leave_inside = true;
+		else if (!strcmp(argv[i], "--destroy"))
+			destroy = true;
 		else if (!strcmp(argv[i], "--copies") && i + 1 < argc)
 			copies = (unsigned)atoi(argv[++i]);
 	}
 	if (argc - i != 2) {
 		fprintf(stderr, "usage: dbg_host [--nodebug] [--threads] "
-			"[--wait] [--crash] [--fault] [--copies N] KEY.pem ENCL.bin\n");
+			"[--wait] [--crash] [--fault] [--copies N] [--leave-inside] "
+			"[--destroy] KEY.pem ENCL.bin\n");
 		return 2;
 	}
-	if (load(argv[i], argv[i + 1], debug, &encl_base))
+	if (flat_load(argv[i], argv[i + 1], debug, &encl_base))
 		return 1;
 	for (unsigned k = 1; k < copies; k++)
-		if (load(argv[i], argv[i + 1], debug, &other))
+		if (flat_load(argv[i], argv[i + 1], debug, &other))
 			return 1;
 	dbg_enclave_loaded(encl_base);
 	if (wait) {
@@ -213,6 +142,11 @@ int main(int argc, char **argv)
 			bad++;
 		}
 	}
+	if (threads && leave_inside) {
+		printf("dbg_host: ok, exiting with a thread inside\n");
+		fflush(stdout);
+		exit(bad ? 1 : 0);
+	}
 	if (threads) {
 		stop_spin = 1;
 		pthread_join(th, NULL);
@@ -229,6 +163,15 @@ int main(int argc, char **argv)
 			bad++;
 		} else {
 			printf("dbg_host: enclave exception %d\n", vector);
+		}
+	}
+	if (destroy && copies == 1) {
+		if (munmap((void *)(uintptr_t)encl_base, L_PAGES * 4096UL) ||
+		    close(flat_fd)) {
+			perror("dbg_host: --destroy");
+			bad++;
+		} else {
+			printf("dbg_host: enclave destroyed\n");
 		}
 	}
 	printf(bad ? "dbg_host: FAILED\n" : "dbg_host: ok\n");

@@ -81,6 +81,11 @@
 				 * the exit (as runtimes leave their TLS) */
 #define CMD_EREPORT_GS	28	/* as CMD_EREPORT, with r8 = 1 if %gs:8 read
 				 * another value after it than before */
+#define CMD_XSAVE_EDGE	29	/* all-ones XSAVE, XRSTOR, XSAVEC, XRSTOR of
+				 * an x87|SSE-sized image ending at the last
+				 * page's end, xmm0 = rsi across them: rdx,
+				 * r8 = XSTATE_BVs, r9 = XCOMP_BV, r10 = xmm0
+				 * after the last XRSTOR */
 
 /* What CMD_SECRETS puts in registers: SECRET | 0x1nn in GPRs, | 0x2nn in
  * vector registers, | 0x3nn in opmasks. */

@@ -113,6 +113,8 @@ encl_entry:
 	je	cmd_rdtscp
 	cmp	$CMD_XSAVE, %rdi
 	je	cmd_xsave
+	cmp	$CMD_XSAVE_EDGE, %rdi
+	je	cmd_xsave_edge
 	cmp	$CMD_SECRETS, %rdi
 	je	cmd_secrets
 	cmp	$CMD_EREPORT_AT, %rdi
@@ -229,6 +231,39 @@ cmd_xsave:
 	xsave64	(%rsi)
 	mov	512(%rsi), %r8
 	mov	%r9, %rdx
+	jmp	exit
+
+	/* With XCR0 = XFRM = x87|SSE (hardware's enclave mode) an all-ones
+	 * XSAVE-family instruction reaches 576 bytes; the image here ends
+	 * where ELRANGE's pages do, so a reach of the host's XCR0 faults. */
+cmd_xsave_edge:
+	lea	scratch + 4096 - 576(%rip), %rdi
+	mov	%rdi, %r11
+	movq	%rsi, %xmm0
+	xor	%eax, %eax
+	add	$512, %rdi
+	mov	$8, %ecx
+	rep stosq				/* a clean header */
+	mov	%r11, %rsi
+	mov	$-1, %eax
+	mov	$-1, %edx
+	xsave64	(%rsi)
+	mov	512(%rsi), %r9
+	pxor	%xmm0, %xmm0
+	mov	$-1, %eax
+	mov	$-1, %edx
+	xrstor64 (%rsi)
+	mov	$-1, %eax
+	mov	$-1, %edx
+	xsavec64 (%rsi)
+	mov	512(%rsi), %r8
+	pxor	%xmm0, %xmm0
+	mov	$-1, %eax
+	mov	$-1, %edx
+	xrstor64 (%rsi)
+	movq	%xmm0, %r10
+	mov	%r9, %rdx
+	mov	520(%rsi), %r9
 	jmp	exit
 
 cmd_syscall:

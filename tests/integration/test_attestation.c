@@ -14,176 +14,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <openssl/evp.h>
 #include <openssl/rand.h>
 
 #include "test.h"
 #include "../enclaves/encl_util.h"
+#include "../enclaves/keys_util.h"
 #include "aesm_client.h"
 #include "attest/aesm.h"
+#include "dcap/dcap.h"
 #include "sgxemu/attest.h"
 
-#define K_REPORT	1
-#define K_GETKEY	2
-#define VARIANT_OFF	(L_SCRATCH + 0xff0)	/* a measured byte no code uses */
-
 extern char **environ;
-
-struct keys_encl {
-	struct sgxemu_enclave *e;
-	uint64_t base;
-	struct sgxemu_enclave_info info;
-	uint8_t expect_mrenclave[32];	/* from the test's measurement log */
-};
-
-/*
- * Build keys_encl.bin with @variant XORed into one measured byte (another
- * MRENCLAVE, same code), @extra attribute flags, and a SIGSTRUCT with ISVSVN
- * @isvsvn signed with the key at @key_path (the build's signing key when
- * NULL). *@sig is left ready for EINIT.
- */
-static bool build_keys(struct keys_encl *k, uint8_t variant, uint16_t isvsvn,
-		       uint64_t extra, const char *key_path,
-		       struct sgx_sigstruct *sig)
-{
-	struct sgx_secs secs;
-	char path[512];
-	uint8_t *img, page[4096];
-	struct tm_log log = { 0 };
-	size_t size = 0;
-	int err = 0;
-	bool ok = false;
-
-	tm_init(&log, 1, L_SIZE);
-	if (!key_path)
-		key_path = test_signing_key();
-	snprintf(path, sizeof(path), "%s/enclaves/keys_encl.bin", test_build_dir());
-	img = tu_read(path, &size);
-	if (!img) {
-		test_fail(__FILE__, __LINE__, "cannot read %s", path);
-		return false;
-	}
-	memset(&secs, 0, sizeof(secs));
-	secs.size = L_SIZE;
-	secs.base = tu_free_base(L_SIZE);
-	secs.ssa_frame_size = 1;
-	secs.attributes.flags = SGX_ATTR_MODE64BIT | extra;
-	secs.attributes.xfrm = SGX_XFRM_LEGACY;
-	if (sgxemu_enclave_create(&secs, 0, &k->e, &err))
-		goto out;
-	for (size_t i = 0; i < L_PAGES; i++) {
-		struct sgx_secinfo si;
-
-		memset(&si, 0, sizeof(si));
-		si.flags = tu_layout_secinfo(i);
-		memset(page, 0, sizeof(page));
-		if ((i + 1) * 4096 <= size)
-			memcpy(page, img + i * 4096, 4096);
-		if (i == VARIANT_OFF / 4096)
-			page[VARIANT_OFF % 4096] ^= variant;
-		tm_add(&log, i * 4096, si.flags, page, 0xffff);
-		if (sgxemu_enclave_add_page(k->e, secs.base + i * 4096, page, &si,
-					    0xffff, tu_prot(si.flags), &err))
-			goto out;
-	}
-	/* The expected MRENCLAVE is the test's own (meas_log.h). */
-	if (tm_final(&log, k->expect_mrenclave) ||
-	    tu_sigstruct(k->expect_mrenclave, &secs, sig, key_path))
-		goto out;
-	sig->body.isvsvn = isvsvn;
-	sig->body.isvprodid = 0x42;
-	if (tu_sign(sig, key_path))
-		goto out;
-	k->base = secs.base;
-	ok = true;
-out:
-	if (!ok)
-		test_fail(__FILE__, __LINE__, "building keys_encl failed (err %d)", err);
-	free(log.buf);
-	free(img);
-	return ok;
-}
-
-static bool load_keys(struct keys_encl *k, uint8_t variant, uint16_t isvsvn)
-{
-	struct sgx_sigstruct *sig = aligned_alloc(4096, 4096);
-	int err = 0;
-	bool ok = sig && build_keys(k, variant, isvsvn, 0, NULL, sig) &&
-		  !sgxemu_enclave_init(k->e, sig, NULL, &err) &&
-		  !sgxemu_enclave_get_info(k->e, &k->info);
-
-	if (!ok)
-		test_fail(__FILE__, __LINE__, "EINIT of keys_encl failed (err %d)", err);
-	else if (memcmp(k->info.mrenclave, k->expect_mrenclave, 32))
-		test_fail(__FILE__, __LINE__, "MRENCLAVE differs from the "
-			  "test's own measurement log");
-	free(sig);
-	return ok;
-}
-
-/* EREPORT inside @k for @ti: the report, written by the enclave. */
-static bool report(struct keys_encl *k, const struct sgx_targetinfo *ti,
-		   const uint8_t data[64], struct sgx_report *out)
-{
-	struct sgxemu_run run;
-
-	memset(out, 0, sizeof(*out));
-	return tu_call(&run, k->base, K_REPORT, (uintptr_t)ti, (uintptr_t)data,
-		       (uintptr_t)out) == 0 &&
-	       run.exit_reason == SGXEMU_EXIT_EEXIT;
-}
-
-/* EGETKEY inside @k: its error code (0, or an SGX code), key in @key. */
-static int getkey(struct keys_encl *k, const struct sgx_keyrequest *req,
-		  uint8_t key[16])
-{
-	struct sgx_keyrequest *copy = aligned_alloc(512, 512);
-	struct sgxemu_run run;
-	int ret;
-
-	memcpy(copy, req, sizeof(*req));
-	memset(key, 0, 16);
-	if (tu_call(&run, k->base, K_GETKEY, (uintptr_t)copy, (uintptr_t)key, 0) ||
-	    run.exit_reason != SGXEMU_EXIT_EEXIT)
-		ret = -1;
-	else
-		ret = (int)run.regs.rdx;
-	free(copy);
-	return ret;
-}
-
-static void targetinfo_of(const struct keys_encl *k, struct sgx_targetinfo *ti)
-{
-	memset(ti, 0, sizeof(*ti));
-	memcpy(ti->measurement, k->info.mrenclave, 32);
-	ti->attributes = k->info.attributes;
-	ti->miscselect = k->info.miscselect;
-}
-
-/* The REPORT key of @verifier, from inside it, checks @r's MAC. */
-static bool verifies(struct keys_encl *verifier, const struct sgx_report *r)
-{
-	struct sgx_keyrequest req;
-	uint8_t key[16], mac[16];
-
-	memset(&req, 0, sizeof(req));
-	req.keyname = SGX_KEYNAME_REPORT;
-	memcpy(req.keyid, r->keyid, sizeof(req.keyid));
-	if (getkey(verifier, &req, key) != 0 ||
-	    sgx_cmac(key, &r->body, sizeof(r->body), mac))
-		return false;
-	return memcmp(mac, r->mac, 16) == 0;
-}
-
-static void seal_request(struct sgx_keyrequest *req, uint16_t policy, uint16_t isvsvn)
-{
-	memset(req, 0, sizeof(*req));
-	req->keyname = SGX_KEYNAME_SEAL;
-	req->keypolicy = policy;
-	req->isvsvn = isvsvn;
-	req->attributemask.flags = 0xFF0000000000000BULL;
-	req->miscmask = 0xF0000000;
-	/* CPUSVN 0: the oldest, always accepted; stable across platforms. */
-}
 
 TEST(local_attestation_between_two_enclaves)
 {
@@ -672,6 +514,103 @@ TEST(dcap_ql_quotes_an_enclave_report)
 	free(aesm_q);
 	free(q);
 	dlclose(ql);
+}
+
+/* This platform's collateral as sgx_ql_qve_collateral_t 3.1 (DER CRLs,
+ * text with its NUL), pointing into @s. */
+static void collateral_abi(struct sgxemu_collateral *s, sgx_ql_qve_collateral_t *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->version = QVE_COLLATERAL_VERSION31;
+	c->pck_crl_issuer_chain = s->pck_chain;
+	c->pck_crl_issuer_chain_size = (uint32_t)strlen(s->pck_chain) + 1;
+	c->root_ca_crl = (char *)s->root_crl;
+	c->root_ca_crl_size = (uint32_t)s->root_crl_len;
+	c->pck_crl = (char *)s->pck_crl;
+	c->pck_crl_size = (uint32_t)s->pck_crl_len;
+	c->tcb_info_issuer_chain = s->tcb_chain;
+	c->tcb_info_issuer_chain_size = (uint32_t)strlen(s->tcb_chain) + 1;
+	c->tcb_info = s->tcb_info;
+	c->tcb_info_size = (uint32_t)strlen(s->tcb_info) + 1;
+	c->qe_identity_issuer_chain = s->tcb_chain;
+	c->qe_identity_issuer_chain_size = (uint32_t)strlen(s->tcb_chain) + 1;
+	c->qe_identity = s->qe_identity;
+	c->qe_identity_size = (uint32_t)strlen(s->qe_identity) + 1;
+}
+
+/*
+ * The QvE-checked verification of libsgx_dcap_quoteverify.so.1 (loaded by
+ * path, as test_dcap_samples.sh's programs load it by soname): its REPORT
+ * is checked inside real enclaves, by EGETKEY(REPORT) there and the CMAC
+ * (what sgx_verify_report does under Intel's TVL): the enclave whose
+ * TARGETINFO the call carried accepts it, another refuses it; its
+ * REPORTDATA is SHA-256 of what the call returned.
+ */
+TEST(dcap_qve_report_verifies_inside_the_target_enclave)
+{
+	quote3_error_t (*verify)(const uint8_t *, uint32_t,
+				 const sgx_ql_qve_collateral_t *, time_t,
+				 uint32_t *, sgx_ql_qv_result_t *,
+				 sgx_ql_qe_report_info_t *, uint32_t, uint8_t *);
+	struct keys_encl a, b, quoted;
+	struct sgxemu_collateral s;
+	sgx_ql_qve_collateral_t c;
+	sgx_ql_qe_report_info_t info;
+	sgx_ql_qv_result_t res;
+	struct sgx_targetinfo ti;
+	struct sgx_report r;
+	uint8_t data[64] = { 9 }, rd[64] = { 0 }, *q = NULL;
+	char path[512], why[256];
+	time_t now = time(NULL);
+	int64_t date = now;
+	uint32_t exp;
+	size_t len;
+	EVP_MD_CTX *md;
+	void *qv;
+
+	snprintf(path, sizeof(path), "%s/dcap/libsgx_dcap_quoteverify.so.1",
+		 test_build_dir());
+	qv = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	REQUIRE(qv);
+	verify = (__typeof__(verify))dlsym(qv, "sgx_qv_verify_quote");
+	REQUIRE(verify);
+	REQUIRE(load_keys(&quoted, 0x11, 1));
+	REQUIRE_EQ(sgxemu_qe_target_info(&ti, why, sizeof(why)), 0);
+	REQUIRE(report(&quoted, &ti, data, &r));
+	REQUIRE_EQ(sgxemu_quote_generate(&r, &q, &len, why, sizeof(why)), 0);
+	REQUIRE_EQ(sgxemu_collateral_make(NULL, &s, why, sizeof(why)), 0);
+	collateral_abi(&s, &c);
+
+	REQUIRE(load_keys(&a, 0, 1));
+	REQUIRE(load_keys(&b, 0x5a, 1));
+	memset(&info, 0, sizeof(info));
+	REQUIRE(RAND_bytes(info.nonce.rand, sizeof(info.nonce.rand)) == 1);
+	targetinfo_of(&a, &info.app_enclave_target_info);
+	REQUIRE_EQ(verify(q, (uint32_t)len, &c, now, &exp, &res, &info, 0, NULL), 0);
+	CHECK_EQ(res, 0u);
+	CHECK(verifies(&a, &info.qe_report));
+	CHECK(!verifies(&b, &info.qe_report));
+	md = EVP_MD_CTX_new();
+	REQUIRE(md);
+	EVP_DigestInit_ex(md, EVP_sha256(), NULL);
+	EVP_DigestUpdate(md, info.nonce.rand, 16);
+	EVP_DigestUpdate(md, q, len);
+	EVP_DigestUpdate(md, &date, 8);
+	EVP_DigestUpdate(md, &exp, 4);
+	EVP_DigestUpdate(md, &res, 4);
+	EVP_DigestFinal_ex(md, rd, NULL);
+	EVP_MD_CTX_free(md);
+	CHECK_MEM(info.qe_report.body.report_data, rd, 64);
+	CHECK_EQ(info.qe_report.body.isvprodid, 2);
+	CHECK_EQ(info.qe_report.body.isvsvn, 12);
+	/* The same call for B: B's now, not A's. */
+	targetinfo_of(&b, &info.app_enclave_target_info);
+	REQUIRE_EQ(verify(q, (uint32_t)len, &c, now, &exp, &res, &info, 0, NULL), 0);
+	CHECK(verifies(&b, &info.qe_report));
+	CHECK(!verifies(&a, &info.qe_report));
+	sgxemu_collateral_free(&s);
+	free(q);
+	dlclose(qv);
 }
 
 /* One AESM request to @a; the decoded Response or NULL. */

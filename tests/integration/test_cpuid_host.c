@@ -496,10 +496,12 @@ static void check_platform(const char *env, const char *opts, bool sgx2,
 
 	/* 0x12.0 against `sgxemu info`. */
 	REQUIRE(leaf(out, "main", 0x12, 0, r));
-	/* AEX-Notify's EDECCSSA (bit 11) is on in every platform here. */
-	CHECK_EQ(r[0], (sgx2 ? 3U : 1U) | 1U << 11);
+	/* AEX-Notify's EDECCSSA (bit 11) and EUPDATESVN (bit 10) are on in
+	 * every platform here. */
+	CHECK_EQ(r[0], (sgx2 ? 3U : 1U) | 1U << 10 | 1U << 11);
 	CHECK(sgx2 == (strstr(info, "SGX1 SGX2") != NULL));
 	CHECK(strstr(info, "EDECCSSA") != NULL);
+	CHECK(strstr(info, "EUPDATESVN") != NULL);
 	CHECK_EQ(r[1], info_hex(info, "MISCSELECT:"));
 	{
 		const char *p = strstr(info, "max enclave size: 2^");

@@ -7,12 +7,16 @@
 #    libsgx_dcap_ql.so.1 under `sgxemu run` and writes quote.dat;
 #  - QuoteVerificationSample verifies it through libsgx_dcap_quoteverify.so.1
 #    with the collateral its quote provider (libdcap_quoteprov.so.1) fetches
-#    from `sgxemu pccs` as the QCNL configuration says: the QvE-checked
-#    pass fails as on a machine whose QvE cannot load (0xe016) and the
-#    library's own pass prints "Verification completed successfully"; the
-#    QVL_ONLY build does the same without `sgxemu run` (a verifier with no
-#    SGX); collateral with an out-of-date TCB gives the non-terminal a002,
-#    a revoked PCK the terminal 0xe031; no PCCS listening, a failure.
+#    from `sgxemu pccs` as the QCNL configuration says: both passes print
+#    "Verification completed successfully", the QvE-checked one after the
+#    sample's enclave checked the QvE's REPORT with Intel's TVL
+#    (sgx_tvl_verify_qve_report_and_identity); the same REPORT made for
+#    another enclave, or the nonce, verdict or expiration status changed
+#    on their way to the enclave (tests/dcap/qve_tamper.c, preloaded), is
+#    refused there (0xe013); the QVL_ONLY build verifies without `sgxemu
+#    run` (a verifier with no SGX); collateral with an out-of-date TCB
+#    gives the non-terminal a002, a revoked PCK the terminal 0xe031; no
+#    PCCS listening, a failure.
 # Built once into $B/dcap-samples and reused. Skipped, with the reason,
 # only where ../shared/clients is absent.
 # Last line: "N passed, N failed, N skipped".
@@ -152,9 +156,13 @@ qcnl_json() {	# PORT SECURE
 }
 # verify NAME EXPECTED-RC PATTERN... : the sample (trusted pass, then the
 # library's) under sgxemu run; each PATTERN in its output.
-run_qvs() {	# APP-DIR [sgxemu]
-	local dir=$1 how=${2:-}
-	if [ "$how" = sgxemu ]; then
+run_qvs() {	# APP-DIR [sgxemu [TAMPER]]
+	local dir=$1 how=${2:-} tamper=${3:-}
+	if [ -n "$tamper" ]; then
+		(cd "$dir" && QCNL_CONF_PATH=$T/qcnl.conf LD_LIBRARY_PATH=$sdkdest/psw/lib \
+			SGXEMU_QVE_TAMPER=$tamper LD_PRELOAD=$B/tests/dcap/qve_tamper.so \
+			timeout 120 "$CLI" run ./app -quote "$T/quote.dat") >"$T/qvs.out" 2>&1
+	elif [ "$how" = sgxemu ]; then
 		(cd "$dir" && QCNL_CONF_PATH=$T/qcnl.conf LD_LIBRARY_PATH=$sdkdest/psw/lib \
 			timeout 120 "$CLI" run ./app -quote "$T/quote.dat") >"$T/qvs.out" 2>&1
 	else
@@ -177,13 +185,35 @@ fi
 # this installation's root.
 qcnl_json "$PORT" true
 run_qvs "$qvs" sgxemu; rc=$?
-# The sample returns -1 when its QvE-checked pass fails, as it does on
-# every machine whose QvE cannot load; its QVL pass still succeeds.
-expect verification_sample_trusted_pass_no_qve $rc 255 \
-	'tee_verify_quote failed: 0xe016'
-expect verification_sample_qvl_pass_succeeds $rc 255 \
-	'Untrusted quote verification' 'Verification completed successfully' \
-	'Supplemental data Major Version: 3'
+# The QvE-checked pass: sgxemu's QvE REPORT, checked in the sample's
+# enclave by Intel's TVL; then the library's own pass. Both succeed.
+expect verification_sample_trusted_pass $rc 0 \
+	'Info: App: tee_verify_quote successfully returned' \
+	'Info: Ecall: Verify QvE report and identity successfully returned'
+expect verification_sample_qvl_pass_succeeds $rc 0 \
+	'Untrusted quote verification' 'Supplemental data Major Version: 3'
+n=$(grep -c 'Verification completed successfully' "$T/qvs.out")
+if [ "$n" -eq 2 ]; then ok verification_sample_both_passes_verify
+else bad verification_sample_both_passes_verify "$n of 2 passes completed: $(tail -n 6 "$T/qvs.out" | tr '\n' '|')"; fi
+# What reaches the enclave changed on the way: Intel's TVL refuses the
+# REPORT, so the trusted pass fails (-1) and the library's own pass
+# still verifies. A REPORT for another enclave fails its MAC check
+# (sgx_verify_report), which this TVL reports as 0xe001; a changed nonce,
+# verdict or status fails the REPORTDATA check, SGX_QL_ERROR_REPORT.
+if [ -e "$B/tests/dcap/qve_tamper.so" ]; then
+	for how in target nonce verdict status; do
+		code=0xe013
+		[ "$how" = target ] && code=0xe001
+		run_qvs "$qvs" sgxemu "$how"; rc=$?
+		expect "tvl_refuses_changed_$how" $rc 255 "qve_tamper: $how changed" \
+			"Verify QvE report and identity failed. $code"
+		if grep -q 'Verify QvE report and identity successfully' "$T/qvs.out"; then
+			bad "tvl_refuses_changed_${how}_only" "the TVL accepted a changed $how"
+		fi
+	done
+else
+	bad tvl_refuses_changes "$B/tests/dcap/qve_tamper.so is not built (make test-build)"
+fi
 run_qvs "$qvl"; rc=$?
 expect qvl_only_sample_without_sgx $rc 0 'Verification completed successfully'
 

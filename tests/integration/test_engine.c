@@ -775,6 +775,40 @@ TEST(xsave_in_enclave_sees_only_xfrm_features)
 	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
 }
 
+/*
+ * XCR0 is the host's in enclave mode here, so an all-ones XSAVE, XSAVEC
+ * or XRSTOR reaches as far as the host's features do; hardware's reaches
+ * XFRM's. An image sized for XFRM = x87|SSE at the end of the enclave's
+ * last page: each of the four takes the #PF of the host's reach, which
+ * the engine turns into the instruction done with XFRM's (xsave_replay.c);
+ * the Intel SDK's trts restores such images at every OCALL return. Any
+ * host with AVX shows it (AMX made it fatal for the SDK).
+ */
+TEST(xsave_family_reaches_only_xfrm)
+{
+	struct sgxemu_enclave *e;
+	struct sgxemu_run run;
+	uint64_t base, tcs, xmm0 = 0x1122334455667788ULL;
+
+	if (!(sgx_host_xcr0() & ~(uint64_t)SGX_XFRM_LEGACY))
+		test_skip("XCR0 has only x87 and SSE here: nothing reaches further");
+	LOAD(e, base);
+	tcs = base + L_TCS0;
+	REQUIRE_EQ(tu_call(&run, tcs, CMD_XSAVE_EDGE, xmm0, 0, 0), 0);
+	REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EEXIT);
+	CHECK_EQ(run.regs.rdx & ~(uint64_t)SGX_XFRM_LEGACY, 0);
+	CHECK_EQ(run.regs.r8 & ~(uint64_t)SGX_XFRM_LEGACY, 0);
+	/* XSAVEC's XCOMP_BV: compacted, XFRM's features, as hardware's,
+	 * where the engine did it (the host's XSAVEC faulted, as every
+	 * Intel host's here does); a host whose XSAVEC reaches no further
+	 * than it writes completes it natively, with the host's XCR0. */
+	if (run.regs.r9 != ((1ULL << 63) | SGX_XFRM_LEGACY))
+		CHECK_EQ(run.regs.r9, (1ULL << 63) | sgx_host_xcr0());
+	/* Both XRSTORs loaded the image (xmm0 was cleared before each). */
+	CHECK_EQ(run.regs.r10, xmm0);
+	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
+}
+
 TEST(ymm_preserved_across_aex_with_avx_xfrm)
 {
 	struct sgxemu_enclave *e;

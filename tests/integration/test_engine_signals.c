@@ -1623,6 +1623,15 @@ TEST(host_enclu_eresume_rewritten)
 	for (int i = 0; i < 5 && !sgxemu__enclu_patched_any(); i++)
 		CHECK_EQ(aep_site_loop(base + L_TCS0, n / 4, 3, &aeps),
 			 lcg(3, n / 4));
+	if (sgxemu__have_fsgsbase && !sgxemu__fsgsbase_unmanaged) {
+		/* Where the kernel manages FSGSBASE AEPs stay as they are
+		 * (enclu_patch.c says why): the loop's ERESUMEs trap, and
+		 * its results are right all the same. */
+		CHECK(!sgxemu__enclu_patched_any());
+		setitimer(ITIMER_REAL, &off, NULL);
+		CHECK_EQ(sgxemu_enclave_destroy(e), 0);
+		return;
+	}
 	REQUIRE(sgxemu__enclu_patched_any());
 	aex = sgxemu_thread_aex_count();
 	fast = sgxemu__count_total(SGXEMU_C_FAST_ERESUME);

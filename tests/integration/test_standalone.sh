@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The project on its own (no ../shared beside it): the signing keys the
 # build makes for the test enclaves (mk/keys.mk), what a test does when the
-# key is missing or bad, and `make seed` / SEED_DIR given a wrong tree.
+# key is missing or bad, `make seed` without the seed tree (the kernel's
+# selftest instead) and SEED_DIR given a wrong tree.
 # Run from the repository root (tests/run.sh does); B is the build folder.
 set -u
 . tests/lib/test_lib.sh
@@ -130,10 +131,24 @@ mkdir -p "$T/wrong"
 echo 'all:' >"$T/wrong/Makefile"
 expect_fail seed_dir_wrong_tree "is not the seed selftest (no main.c encl.c sgxsign.c" \
 	make -s --no-print-directory seed-build SEED_DIR="$T/wrong"
-# A clone on its own: the default tree is missing, make seed says what it
-# needs and where, and fails.
-expect_fail make_seed_without_the_tree "set SEED_DIR=" \
-	make -s --no-print-directory seed SEED_DIR_DEFAULT="$T/none" SEED_DIR="$T/none"
+# A clone on its own: the default tree is missing, and make seed runs the
+# kernel's own SGX selftest instead, built unmodified from linux-source
+# (scripts/kselftest.sh), saying so first. A SEED_DIR given by hand that is
+# missing is still an error that names it.
+if make -s --no-print-directory seed SEED_DIR_DEFAULT="$T/none" \
+	SEED_DIR="$T/none" >"$T/out" 2>&1; then
+	if ! grep -q "^== running the Linux kernel's SGX selftest .* under sgxemu: $T/none not found" "$T/out"; then
+		bad make_seed_without_the_tree "no line saying which selftest ran: $(head -c 300 "$T/out")"
+	elif ! grep -q '^# Totals: pass:[1-9][0-9]* fail:0 ' "$T/out"; then
+		bad make_seed_without_the_tree "$(grep -E '^(not ok|# Totals)' "$T/out" | head -n 5 | tr '\n' '|')"
+	else
+		ok make_seed_without_the_tree
+	fi
+else
+	bad make_seed_without_the_tree "exit status $?: $(tail -n 5 "$T/out" | tr '\n' '|')"
+fi
+expect_fail make_seed_dir_missing "set SEED_DIR=" \
+	make -s --no-print-directory seed SEED_DIR="$T/none"
 
 # A seed tree that does not compile leaves no test_sgx to be run as good.
 seed_src=""

@@ -26,6 +26,7 @@
 #include "attest/pck_ext.h"
 #include "attest/quote.h"
 #include "attest/verify.h"
+#include "base/secrets.h"
 #include "sgxemu/attest.h"
 
 __attribute__((constructor)) static void use_test_platform(void)
@@ -381,6 +382,53 @@ TEST(revoked_pck_and_out_of_date_tcb_are_refused)
 	CHECK(!strcmp(res.tcb_status, "UpToDate"));
 	CHECK(!strcmp(res.qe_tcb_status, "OutOfDate"));
 	free(q);
+}
+
+/*
+ * A TCB recovery (issue 44): quotes made before and after the platform
+ * took a microcode update. The QE follows the new CPUSVN (a PCK
+ * certificate for the new TCB); collateral lists both levels, UpToDate,
+ * or with tcb_recovery the old one OutOfDate. A platform of its own: the
+ * shared one must keep its CPUSVN for the other tests.
+ */
+TEST(tcb_recovery_collateral_moves_old_quotes_out_of_date)
+{
+	static const uint8_t v3[16] = { 2, 3, 2, 2, 2, 2, 2, 2,
+					2, 2, 2, 2, 2, 2, 2, 2 };
+	struct sgxemu_collateral_opts none = { 0 };
+	struct sgxemu_collateral_opts rec = { .tcb_recovery = true };
+	struct sgxemu_verify_result res;
+	char path[512], why[256];
+	uint8_t *q0, *q1;
+	size_t l0, l1;
+
+	snprintf(path, sizeof(path), "%s/tmp-attest/recovery-%d", test_build_dir(),
+		 (int)getpid());
+	setenv("SGXEMU_SECRETS_FILE", path, 1);
+	q0 = make_quote(0, &l0);
+	REQUIRE(q0);
+	CHECK(tc_attest()->keys.cpusvn[1] == 2);
+	/* `update-svn`, then an EUPDATESVN that took it and recorded it. */
+	REQUIRE_EQ(sgx_secrets_set_pending(path, v3, why, sizeof(why)), 0);
+	REQUIRE_EQ(sgx_secrets_commit_svn(path, v3, why, sizeof(why)), 0);
+	q1 = make_quote(0, &l1);
+	REQUIRE(q1);
+	CHECK_MEM(tc_attest()->keys.cpusvn, v3, 16);
+	CHECK_MEM(tc_attest()->pck_ext.cpusvn, v3, 16);
+	/* The report bodies carry each CPUSVN (header 48 bytes). */
+	CHECK_EQ(q0[48 + 1], 2);
+	CHECK_EQ(q1[48 + 1], 3);
+
+	CHECK_EQ(verify_under(&none, q0, l0, &res), ST_OK);
+	CHECK(!strcmp(res.tcb_status, "UpToDate"));
+	CHECK_EQ(verify_under(&none, q1, l1, &res), ST_OK);
+	CHECK_EQ(verify_under(&rec, q0, l0, &res), ST_TCB_OUT_OF_DATE);
+	CHECK(!strcmp(res.tcb_status, "OutOfDate"));
+	CHECK(!strcmp(res.check, "TCB level"));
+	CHECK_EQ(verify_under(&rec, q1, l1, &res), ST_OK);
+	CHECK(!strcmp(res.tcb_status, "UpToDate"));
+	free(q0);
+	free(q1);
 }
 
 /* Re-sign the QE identity with @from replaced by @to, as a TCB signer

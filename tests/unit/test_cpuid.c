@@ -236,16 +236,23 @@ TEST(cpuid_model_from_environment)
 	REQUIRE_EQ(sgxemu__cpuid_model_env(&m), 0);
 	CHECK(!m.lc_flexible);
 	answer(&m, 0x12, 0, r);
-	CHECK_EQ(r[0], 1 | 1U << 11);		/* SGX1, EDECCSSA */
+	CHECK_EQ(r[0], 1 | 1U << 10 | 1U << 11);	/* SGX1, EUPDATESVN, EDECCSSA */
 	answer(&m, 0x12, 1, r);
 	CHECK_EQ(r[0] >> 10 & 1, 1);		/* AEXNOTIFY */
 	setenv("SGXEMU_AEXNOTIFY", "0", 1);
 	REQUIRE_EQ(sgxemu__cpuid_model_env(&m), 0);
 	unsetenv("SGXEMU_AEXNOTIFY");
 	answer(&m, 0x12, 0, r);
-	CHECK_EQ(r[0], 1);
+	CHECK_EQ(r[0], 1 | 1U << 10);
 	answer(&m, 0x12, 1, r);
 	CHECK_EQ(r[0] >> 10 & 1, 0);
+	setenv("SGXEMU_EUPDATESVN", "0", 1);
+	setenv("SGXEMU_AEXNOTIFY", "0", 1);
+	REQUIRE_EQ(sgxemu__cpuid_model_env(&m), 0);
+	unsetenv("SGXEMU_AEXNOTIFY");
+	unsetenv("SGXEMU_EUPDATESVN");
+	answer(&m, 0x12, 0, r);
+	CHECK_EQ(r[0], 1);
 	answer(&m, 0x12, 2, r);
 	CHECK_EQ(r[2], 0x00400001);
 	answer(&m, 0x12, 3, r);

@@ -7,16 +7,21 @@
  * revocation does not), the collateral's expiry at the check date, the
  * supplemental data field by field against what the platform put into
  * its PCK certificate and what OpenSSL reads from the collateral, and
- * every parameter and format refusal. Collateral from a quote provider
- * is test_dcap_samples.sh's and test_pccs's (it needs a server).
+ * every parameter and format refusal; the QvE-checked calls' REPORT
+ * checked as Intel's TVL checks it inside the caller's enclave.
+ * Collateral from a quote provider is test_dcap_samples.sh's and
+ * test_pccs's (it needs a server).
  */
-#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
 #include <openssl/pem.h>
+#include <openssl/rand.h>
 #include <openssl/sha.h>
 #include <openssl/x509v3.h>
 
@@ -411,8 +416,6 @@ TEST(bad_parameters)
 	sgx_ql_qv_result_t res;
 	uint32_t exp;
 	time_t now = time(NULL);
-	uint8_t info[960] = { 0 };
-	void *urts;
 	size_t len;
 	uint8_t *q = make_quote(&len);
 	uint32_t l;
@@ -441,14 +444,6 @@ TEST(bad_parameters)
 				     (uint8_t *)&sup), SGX_QL_ERROR_INVALID_PARAMETER);
 	CHECK_EQ(sgx_qv_verify_quote(q, 6, c, now, &exp, &res, NULL, 0, NULL),
 		 SGX_QL_ERROR_INVALID_PARAMETER);
-	/* A QvE-checked verification: no QvE here, as on a machine whose QvE
-	 * cannot be loaded (no run-time library at all: no PSW). */
-	urts = dlopen("libsgx_urts.so.2", RTLD_LAZY);
-	CHECK_EQ(sgx_qv_verify_quote(q, l, c, now, &exp, &res,
-				     (sgx_ql_qe_report_info_t *)info, 0, NULL),
-		 urts ? SGX_QL_ENCLAVE_LOAD_ERROR : SGX_QL_PSW_NOT_AVAILABLE);
-	if (urts)
-		dlclose(urts);
 	CHECK_EQ(sgx_qv_set_enclave_load_policy(SGX_QL_PERSISTENT), 0);
 	CHECK_EQ(sgx_qv_set_enclave_load_policy(SGX_QL_EPHEMERAL), 0);
 	CHECK_EQ(sgx_qv_set_enclave_load_policy(2), SGX_QL_UNSUPPORTED_LOADING_POLICY);
@@ -674,5 +669,363 @@ TEST(fmspc_from_quote)
 		 SGX_QL_ERROR_INVALID_PARAMETER);
 	CHECK_EQ(tee_get_fmspc_from_quote(NULL, (uint32_t)len, fmspc, 6),
 		 SGX_QL_ERROR_INVALID_PARAMETER);
+	free(q);
+}
+
+/* ---- QvE-checked verification: the REPORT Intel's QvE would give ---- */
+
+/* The application enclave the QvE's REPORT is for: a DEBUG enclave, as
+ * Intel's QuoteVerificationSample builds its own. */
+static void app_identity(struct sgx_key_identity *id, uint8_t mrenclave_byte)
+{
+	memset(id, 0, sizeof(*id));
+	id->attributes.flags = SGX_ATTR_INIT | SGX_ATTR_DEBUG | SGX_ATTR_MODE64BIT;
+	id->attributes.xfrm = 3;
+	memset(id->mrenclave, mrenclave_byte, 32);
+	memset(id->mrsigner, 0x77, 32);
+}
+
+/* sgx_self_target() in that enclave: what it names itself by. */
+static void app_info(const struct sgx_key_identity *id, sgx_ql_qe_report_info_t *info)
+{
+	memset(info, 0xee, sizeof(*info));
+	for (int i = 0; i < 16; i++)
+		info->nonce.rand[i] = (uint8_t)(0x40 + i);
+	memset(&info->app_enclave_target_info, 0, sizeof(info->app_enclave_target_info));
+	memcpy(info->app_enclave_target_info.measurement, id->mrenclave, 32);
+	info->app_enclave_target_info.attributes = id->attributes;
+	info->app_enclave_target_info.miscselect = id->miscselect;
+}
+
+/* AES-128-CMAC by OpenSSL's own MAC, not the processor model's. */
+static void ossl_cmac(const uint8_t key[16], const void *data, size_t len,
+		      uint8_t mac[16])
+{
+	EVP_MAC *m = EVP_MAC_fetch(NULL, "CMAC", NULL);
+	EVP_MAC_CTX *c = m ? EVP_MAC_CTX_new(m) : NULL;
+	OSSL_PARAM p[] = {
+		OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_CIPHER,
+						 (char *)"AES-128-CBC", 0),
+		OSSL_PARAM_construct_end(),
+	};
+	size_t n = 0;
+
+	memset(mac, 0, 16);
+	if (!c || !EVP_MAC_init(c, key, 16, p) || !EVP_MAC_update(c, data, len) ||
+	    !EVP_MAC_final(c, mac, &n, 16) || n != 16)
+		test_fail(__FILE__, __LINE__, "OpenSSL CMAC failed");
+	EVP_MAC_CTX_free(c);
+	EVP_MAC_free(m);
+}
+
+/*
+ * What Intel's TVL (sgx_tvl_verify_qve_report_and_identity, DCAP 1.23)
+ * checks inside the enclave @app, written here from its facts: the
+ * REPORT's MAC under @app's REPORT key (EGETKEY(REPORT) on this platform
+ * with the REPORT's KEYID, as sgx_verify_report asks), REPORTDATA =
+ * SHA-256(nonce || quote || date (8 bytes) || expiration status ||
+ * result || supplemental data) || 32 zero bytes, then the identity Intel
+ * hard-codes for its QvE: MISCSELECT 0 under mask FFFFFFFF, ATTRIBUTES
+ * 01.. under mask FBFF..FF 00.., MRSIGNER 8C4F..7BFF, ISVPRODID 2,
+ * ISVSVN at least 7 and at least @threshold.
+ */
+static quote3_error_t tvl_check(const struct sgx_key_identity *app,
+				const sgx_ql_qe_report_info_t *info,
+				const uint8_t *q, uint32_t qlen, time_t date,
+				uint32_t exp, sgx_ql_qv_result_t res,
+				const uint8_t *supp, uint32_t supp_size,
+				uint16_t threshold)
+{
+	static const char signer_hex[] =
+		"8C4F5775D796503E96137F77C68A829A0056AC8DED70140B081B094490C57BFF";
+	const struct sgx_report *r = &info->qe_report;
+	struct sgx_keyrequest req;
+	uint8_t key[16], mac[16], rd[64] = { 0 }, signer[32];
+	int64_t d = date;
+	EVP_MD_CTX *md = EVP_MD_CTX_new();
+
+	memset(&req, 0, sizeof(req));
+	req.keyname = SGX_KEYNAME_REPORT;
+	memcpy(req.keyid, r->keyid, sizeof(req.keyid));
+	if (sgx_derive_key(&tc_attest()->keys, app, &req, key)) {
+		EVP_MD_CTX_free(md);
+		return SGX_QL_ERROR_UNEXPECTED;
+	}
+	ossl_cmac(key, &r->body, sizeof(r->body), mac);
+	if (CRYPTO_memcmp(mac, r->mac, 16)) {
+		EVP_MD_CTX_free(md);
+		return SGX_QL_ERROR_REPORT;
+	}
+	EVP_DigestInit_ex(md, EVP_sha256(), NULL);
+	EVP_DigestUpdate(md, info->nonce.rand, 16);
+	EVP_DigestUpdate(md, q, qlen);
+	EVP_DigestUpdate(md, &d, 8);
+	EVP_DigestUpdate(md, &exp, 4);
+	EVP_DigestUpdate(md, &res, 4);
+	if (supp)
+		EVP_DigestUpdate(md, supp, supp_size);
+	EVP_DigestFinal_ex(md, rd, NULL);
+	EVP_MD_CTX_free(md);
+	if (memcmp(rd, r->body.report_data, 64))
+		return SGX_QL_ERROR_REPORT;
+	for (int i = 0; i < 32; i++)
+		sscanf(signer_hex + 2 * i, "%2hhx", &signer[i]);
+	if (r->body.miscselect != 0 ||
+	    (r->body.attributes.flags & 0xFFFFFFFFFFFFFFFBull) != 1 ||
+	    memcmp(r->body.mrsigner, signer, 32) || r->body.isvprodid != 2)
+		return SGX_QL_QVEIDENTITY_MISMATCH;
+	if (r->body.isvsvn < 7 || r->body.isvsvn < threshold)
+		return SGX_QL_QVE_OUT_OF_DATE;
+	return SGX_QL_SUCCESS;
+}
+
+TEST(qve_report_verifies_in_the_target_enclave)
+{
+	sgx_ql_qve_collateral_t *c = collateral(NULL, QVE_COLLATERAL_VERSION3, NULL);
+	struct sgx_key_identity app, other;
+	sgx_ql_qe_report_info_t info, t;
+	sgx_ql_qv_supplemental_t sup, plain;
+	sgx_ql_qv_result_t res = 1, plain_res = 1;
+	uint32_t exp = 7, plain_exp = 7, l;
+	time_t now = time(NULL);
+	size_t len;
+	uint8_t *q = make_quote(&len), *d;
+
+	REQUIRE(q && c);
+	l = (uint32_t)len;
+	app_identity(&app, 0x5a);
+	app_info(&app, &info);
+	memset(&sup, 0xee, sizeof(sup));	/* its padding is the caller's */
+	memset(&plain, 0xee, sizeof(plain));
+	REQUIRE_EQ(sgx_qv_verify_quote(q, l, c, now, &exp, &res, &info, sizeof(sup),
+				       (uint8_t *)&sup), 0);
+	CHECK_EQ(res, SGX_QL_QV_RESULT_OK);
+	CHECK_EQ(exp, 0u);
+	/* The verdict and supplemental data are the library's own. */
+	REQUIRE_EQ(sgx_qv_verify_quote(q, l, c, now, &plain_exp, &plain_res, NULL,
+				       sizeof(plain), (uint8_t *)&plain), 0);
+	CHECK_EQ(res, plain_res);
+	CHECK_EQ(exp, plain_exp);
+	CHECK_MEM(&sup, &plain, sizeof(sup));
+	/* The QvE's identity as Intel's DCAP 1.23 QvE carries it. */
+	CHECK_EQ(info.qe_report.body.isvprodid, 2);
+	CHECK_EQ(info.qe_report.body.isvsvn, 12);
+	CHECK_EQ(info.qe_report.body.attributes.flags,
+		 SGX_ATTR_INIT | SGX_ATTR_MODE64BIT);
+	CHECK_EQ(info.qe_report.body.miscselect, 0u);
+	CHECK_MEM(info.qe_report.body.cpusvn, tc_attest()->keys.cpusvn, 16);
+	/* The MRENCLAVE docs/guide.md publishes. */
+	{
+		static const char mre[] = "93d1678c908d4a8ba93c6f8f5d8d5630"
+					  "006819e17ead58f70ad90e6d24f0558c";
+		uint8_t want[32];
+
+		for (int i = 0; i < 32; i++)
+			sscanf(mre + 2 * i, "%2hhx", &want[i]);
+		CHECK_MEM(info.qe_report.body.mrenclave, want, 32);
+	}
+	CHECK(!memcmp(info.qe_report.body.report_data + 32,
+		      (uint8_t[32]){ 0 }, 32));
+	/* The nonce and the TARGETINFO come back as they went in. */
+	CHECK_EQ(info.nonce.rand[15], 0x4f);
+	CHECK_MEM(info.app_enclave_target_info.measurement, app.mrenclave, 32);
+
+	/* Inside the enclave it was made for, the TVL accepts it. */
+	CHECK_EQ(tvl_check(&app, &info, q, l, now, exp, res, (uint8_t *)&sup,
+			   sizeof(sup), 7), 0);
+	CHECK_EQ(tvl_check(&app, &info, q, l, now, exp, res, (uint8_t *)&sup,
+			   sizeof(sup), 12), 0);
+	/* A threshold above the QvE's ISVSVN: out of date. */
+	CHECK_EQ(tvl_check(&app, &info, q, l, now, exp, res, (uint8_t *)&sup,
+			   sizeof(sup), 13), SGX_QL_QVE_OUT_OF_DATE);
+	/* Another enclave, or the same one without DEBUG: not its key. */
+	app_identity(&other, 0x5b);
+	CHECK_EQ(tvl_check(&other, &info, q, l, now, exp, res, (uint8_t *)&sup,
+			   sizeof(sup), 7), SGX_QL_ERROR_REPORT);
+	other = app;
+	other.attributes.flags &= ~SGX_ATTR_DEBUG;
+	CHECK_EQ(tvl_check(&other, &info, q, l, now, exp, res, (uint8_t *)&sup,
+			   sizeof(sup), 7), SGX_QL_ERROR_REPORT);
+
+	/* Whatever the call returned, changed, no longer matches. */
+	t = info;
+	t.nonce.rand[3] ^= 1;
+	CHECK_EQ(tvl_check(&app, &t, q, l, now, exp, res, (uint8_t *)&sup,
+			   sizeof(sup), 7), SGX_QL_ERROR_REPORT);
+	CHECK_EQ(tvl_check(&app, &info, q, l, now, exp, SGX_QL_QV_RESULT_OUT_OF_DATE,
+			   (uint8_t *)&sup, sizeof(sup), 7), SGX_QL_ERROR_REPORT);
+	CHECK_EQ(tvl_check(&app, &info, q, l, now, 1, res, (uint8_t *)&sup,
+			   sizeof(sup), 7), SGX_QL_ERROR_REPORT);
+	CHECK_EQ(tvl_check(&app, &info, q, l, now + 1, exp, res, (uint8_t *)&sup,
+			   sizeof(sup), 7), SGX_QL_ERROR_REPORT);
+	CHECK_EQ(tvl_check(&app, &info, q, l, now, exp, res, NULL, 0, 7),
+		 SGX_QL_ERROR_REPORT);
+	d = malloc(len);
+	REQUIRE(d);
+	memcpy(d, q, len);
+	d[len - 100] ^= 1;
+	CHECK_EQ(tvl_check(&app, &info, d, l, now, exp, res, (uint8_t *)&sup,
+			   sizeof(sup), 7), SGX_QL_ERROR_REPORT);
+	free(d);
+	sup.tcb_eval_ref_num++;
+	CHECK_EQ(tvl_check(&app, &info, q, l, now, exp, res, (uint8_t *)&sup,
+			   sizeof(sup), 7), SGX_QL_ERROR_REPORT);
+	sup.tcb_eval_ref_num--;
+	/* A REPORT whose body was raised to a newer QvE: its MAC fails. */
+	t = info;
+	t.qe_report.body.isvsvn = 20;
+	CHECK_EQ(tvl_check(&app, &t, q, l, now, exp, res, (uint8_t *)&sup,
+			   sizeof(sup), 7), SGX_QL_ERROR_REPORT);
+	free_abi(c);
+	free(q);
+}
+
+/* tee_verify_quote's QvE-checked form: the descriptor's buffer (3.3) is
+ * what the REPORT covers, or nothing when there is no descriptor; a
+ * non-terminal verdict and an expired check date are vouched for too. */
+TEST(qve_checked_tee_verify_quote)
+{
+	struct sgxemu_collateral_opts tcb = { .tcb_out_of_date = true };
+	sgx_ql_qve_collateral_t *c = collateral(&tcb, QVE_COLLATERAL_VERSION31, NULL);
+	struct sgx_key_identity app;
+	sgx_ql_qe_report_info_t info;
+	sgx_ql_qv_supplemental_t sup;
+	tee_supp_data_descriptor_t desc = { 0, sizeof(sup), (uint8_t *)&sup };
+	sgx_ql_qv_result_t res;
+	uint32_t exp, l;
+	time_t later = time(NULL) + 400 * 86400;
+	size_t len;
+	uint8_t *q = make_quote(&len);
+
+	REQUIRE(q && c);
+	l = (uint32_t)len;
+	app_identity(&app, 0x21);
+	app_info(&app, &info);
+	REQUIRE(RAND_bytes(info.nonce.rand, 16) == 1);
+	REQUIRE_EQ(tee_verify_quote(q, l, (uint8_t *)c, later, &exp, &res, &info,
+				    &desc), 0);
+	CHECK_EQ(res, SGX_QL_QV_RESULT_OUT_OF_DATE);
+	CHECK_EQ(exp, 1u);
+	CHECK_EQ(sup.major_version, 3);
+	CHECK_EQ(sup.minor_version, 3);
+	CHECK_EQ(tvl_check(&app, &info, q, l, later, exp, res, (uint8_t *)&sup,
+			   sizeof(sup), 7), 0);
+	CHECK_EQ(tvl_check(&app, &info, q, l, later, exp, SGX_QL_QV_RESULT_OK,
+			   (uint8_t *)&sup, sizeof(sup), 7), SGX_QL_ERROR_REPORT);
+	CHECK_EQ(tvl_check(&app, &info, q, l, later, 0, res, (uint8_t *)&sup,
+			   sizeof(sup), 7), SGX_QL_ERROR_REPORT);
+	/* No descriptor: the REPORT covers no supplemental data. */
+	app_info(&app, &info);
+	REQUIRE_EQ(tee_verify_quote(q, l, (uint8_t *)c, later, &exp, &res, &info,
+				    NULL), 0);
+	CHECK_EQ(tvl_check(&app, &info, q, l, later, exp, res, NULL, 0, 7), 0);
+	CHECK_EQ(tvl_check(&app, &info, q, l, later, exp, res, (uint8_t *)&sup,
+			   sizeof(sup), 7), SGX_QL_ERROR_REPORT);
+	free_abi(c);
+	free(q);
+}
+
+/*
+ * Bad input to the QvE-checked calls: the header's codes, nothing written
+ * where the arguments were refused, no REPORT without a verdict. The
+ * ABI's nonce and report info have fixed sizes (16 and 960 bytes), so a
+ * nonce or report info "of the wrong size" cannot be passed; a
+ * supplemental buffer of the wrong size can.
+ */
+TEST(qve_checked_bad_input)
+{
+	struct sgxemu_collateral_opts rev = { .pck_revoked = true };
+	sgx_ql_qve_collateral_t *c = collateral(NULL, QVE_COLLATERAL_VERSION3, NULL);
+	sgx_ql_qve_collateral_t *revoked = collateral(&rev, QVE_COLLATERAL_VERSION3, NULL);
+	struct sgx_key_identity app, named;
+	sgx_ql_qe_report_info_t info, before;
+	sgx_ql_qv_supplemental_t sup;
+	tee_supp_data_descriptor_t desc = { 0, sizeof(sup) - 1, (uint8_t *)&sup };
+	sgx_ql_qv_result_t res;
+	uint32_t exp, l;
+	time_t now = time(NULL);
+	char bad[600];
+	size_t len;
+	uint8_t *q = make_quote(&len), *d;
+	FILE *f;
+
+	REQUIRE(q && c && revoked);
+	l = (uint32_t)len;
+	app_identity(&app, 0x33);
+
+	/* A TARGETINFO of garbage: EREPORT checks nothing of it, so the QvE
+	 * makes the REPORT for what it names, which the caller's enclave
+	 * refuses. */
+	app_info(&app, &info);
+	memset(&info.app_enclave_target_info, 0xa5, sizeof(info.app_enclave_target_info));
+	REQUIRE_EQ(sgx_qv_verify_quote(q, l, c, now, &exp, &res, &info, 0, NULL), 0);
+	CHECK_EQ(tvl_check(&app, &info, q, l, now, exp, res, NULL, 0, 7),
+		 SGX_QL_ERROR_REPORT);
+	memset(&named, 0, sizeof(named));
+	memcpy(named.mrenclave, info.app_enclave_target_info.measurement, 32);
+	named.attributes = info.app_enclave_target_info.attributes;
+	named.miscselect = info.app_enclave_target_info.miscselect;
+	named.config_svn = info.app_enclave_target_info.config_svn;
+	memcpy(named.config_id, info.app_enclave_target_info.config_id, 64);
+	named.attributes.flags |= SGX_ATTR_KSS;	/* CONFIGSVN is in the key */
+	CHECK_EQ(tvl_check(&named, &info, q, l, now, exp, res, NULL, 0, 7), 0);
+
+	/* A terminal verdict: its code, no REPORT (zeros), the caller's
+	 * nonce and TARGETINFO as they were. */
+	app_info(&app, &info);
+	before = info;
+	CHECK_EQ(sgx_qv_verify_quote(q, l, revoked, now, &exp, &res, &info,
+				     sizeof(sup), (uint8_t *)&sup), SGX_QL_PCK_REVOKED);
+	CHECK_EQ(res, SGX_QL_QV_RESULT_UNSPECIFIED);
+	CHECK(!memcmp(&info.qe_report, (uint8_t[sizeof(info.qe_report)]){ 0 },
+		      sizeof(info.qe_report)));
+	CHECK_MEM(&info, &before, offsetof(sgx_ql_qe_report_info_t, qe_report));
+	/* A changed quote: the same. */
+	d = malloc(len);
+	REQUIRE(d);
+	memcpy(d, q, len);
+	d[100] ^= 4;
+	app_info(&app, &info);
+	CHECK(tee_verify_quote(d, l, (uint8_t *)c, now, &exp, &res, &info, NULL) != 0);
+	CHECK(!memcmp(&info.qe_report, (uint8_t[sizeof(info.qe_report)]){ 0 },
+		      sizeof(info.qe_report)));
+	free(d);
+
+	/* Supplemental buffers too small (or too large), a check date of
+	 * none: refused before the QvE runs, the report info untouched. */
+	app_info(&app, &info);
+	before = info;
+	CHECK_EQ(sgx_qv_verify_quote(q, l, c, now, &exp, &res, &info, 100,
+				     (uint8_t *)&sup), SGX_QL_ERROR_INVALID_PARAMETER);
+	CHECK_EQ(sgx_qv_verify_quote(q, l, c, now, &exp, &res, &info,
+				     sizeof(sup) + 1, (uint8_t *)&sup),
+		 SGX_QL_ERROR_INVALID_PARAMETER);
+	CHECK_EQ(tee_verify_quote(q, l, (uint8_t *)c, now, &exp, &res, &info, &desc),
+		 SGX_QL_ERROR_INVALID_PARAMETER);
+	CHECK_EQ(sgx_qv_verify_quote(q, l, c, 0, &exp, &res, &info, 0, NULL),
+		 SGX_QL_ERROR_INVALID_PARAMETER);
+	CHECK_EQ(sgx_qv_verify_quote(q, l, c, now, NULL, &res, &info, 0, NULL),
+		 SGX_QL_ERROR_INVALID_PARAMETER);
+	CHECK_MEM(&info, &before, sizeof(info));
+
+	/* A platform whose secrets cannot be read: the QvE cannot start,
+	 * as where it cannot be loaded. */
+	snprintf(bad, sizeof(bad), "%s/tmp-attest/damaged-secrets-%d",
+		 test_build_dir(), (int)getpid());
+	f = fopen(bad, "w");
+	REQUIRE(f && fputs("not a secrets file\n", f) >= 0);
+	fclose(f);
+	setenv("SGXEMU_SECRETS_FILE", bad, 1);
+	res = 0;
+	CHECK_EQ(sgx_qv_verify_quote(q, l, c, now, &exp, &res, &info, 0, NULL),
+		 SGX_QL_ENCLAVE_LOAD_ERROR);
+	CHECK_EQ(res, SGX_QL_QV_RESULT_UNSPECIFIED);
+	CHECK_MEM(&info, &before, sizeof(info));
+	unlink(bad);
+	/* The untrusted path needs no QvE and still verifies. */
+	tc_attest_platform();
+	CHECK_EQ(sgx_qv_verify_quote(q, l, c, now, &exp, &res, NULL, 0, NULL), 0);
+	free_abi(revoked);
+	free_abi(c);
 	free(q);
 }

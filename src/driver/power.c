@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "driver/drv.h"
 #include "driver/paging.h"
@@ -44,6 +45,20 @@ static void leave_enclave_mode(struct sgx_file **files, size_t n)
 		}
 		nanosleep(&ts, NULL);
 	}
+}
+
+static pid_t event_thread_pid;
+
+/* Counted only once it runs, in the process that started it: a thread
+ * counted too early would let the engine take a program thread for it. */
+void sgx_drv_event_thread_started(void)
+{
+	__atomic_store_n(&event_thread_pid, getpid(), __ATOMIC_RELEASE);
+}
+
+int sgx_drv_event_threads(void)
+{
+	return __atomic_load_n(&event_thread_pid, __ATOMIC_ACQUIRE) == getpid();
 }
 
 int sgx_drv_power_cycle(void)

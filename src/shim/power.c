@@ -166,6 +166,7 @@ void shim_power_start(void)
 	}
 	server_pid = getpid();
 	server_fd = fd;
+	sgx_drv_event_thread_started();
 	goto out;
 fail:
 	shim_log("power: platform events not served: %s", strerror(errno));

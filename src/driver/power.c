@@ -11,6 +11,9 @@
  * SGX bit on the TCS, which the vDSO reports in struct sgx_enclave_run
  * and host ENCLU as SIGSEGV (linux-driver-facts.md §8.3).
  *
+ * The host mappings of the lost enclaves follow their EPCM, as after any
+ * EPCM change: host code meets the abort page there (abort_page.c).
+ *
  * A thread in enclave mode at the moment of the suspend takes the
  * interrupt's AEX first, and its AEP's ERESUME is what faults: the same
  * kick the reclaimer's ETRACK uses (src/engine/kick.c) makes it AEX, and
@@ -105,6 +108,15 @@ int sgx_drv_power_cycle(void)
 		sgxemu__paging_lock();
 		lost = sgx_power_loss(cpu);
 		sgxemu__paging_unlock();
+		/* The host mappings follow the EPCM (cpu.h, epcm_changed):
+		 * nothing of a lost enclave is accessible any more. */
+		for (size_t i = 0; i < n; i++) {
+			struct sgxemu_enclave *e = files[i]->encl->engine;
+
+			pthread_mutex_lock(&e->lock);
+			sgxemu__map_pages(e, 0, e->npages, false);
+			pthread_mutex_unlock(&e->lock);
+		}
 		sgx_power_resume(cpu);
 		ret = (int)lost;
 	}

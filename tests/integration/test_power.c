@@ -118,6 +118,14 @@ TEST(eenter_after_power_cycle_faults_with_the_sgx_bit)
 		test_fail(__FILE__, __LINE__, "power-cycle said: %s", msg);
 	for (int tcs = 0; tcs < SHIM_ENCL_NR_TCS; tcs++)
 		check_lost_eenter(&e, tcs);
+	/* Host code reading the lost pages: the abort page, all ones. */
+	CHECK_EQ(*(volatile uint64_t *)(uintptr_t)(e.base + SHIM_ENCL_DATA),
+		 UINT64_MAX);
+	CHECK_EQ(*(volatile uint64_t *)(uintptr_t)(e.base + SHIM_ENCL_CODE),
+		 UINT64_MAX);
+	*(volatile uint64_t *)(uintptr_t)(e.base + SHIM_ENCL_DATA) = 7;
+	CHECK_EQ(*(volatile uint64_t *)(uintptr_t)(e.base + SHIM_ENCL_DATA),
+		 UINT64_MAX);
 	/* Again: the loss does not go away by itself. */
 	check_lost_eenter(&e, 0);
 

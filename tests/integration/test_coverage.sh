@@ -24,6 +24,10 @@ SRC=tests/enclaves/dbg_encl.c
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
+if ! gcc -fprofile-info-section -x c -c -o /dev/null /dev/null 2>/dev/null; then
+	skp coverage "this gcc has no -fprofile-info-section (gcc 12 or later)"
+	finish
+fi
 for f in "$CLI" "$HOST" "$ELF" "$BIN" "$GCNO" "$KEY"; do
 	if [ ! -e "$f" ]; then
 		bad coverage "$f not built (make test-build)"

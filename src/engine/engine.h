@@ -405,8 +405,9 @@ bool sgxemu__enclu_patched_any(void);
  * ENCLU when @next follows a rewritten site (as without the rewrite),
  * else at @aep (the vDSO convention). */
 uint64_t sgxemu__enclu_fault_rip(uint64_t next, uint64_t aep);
-/* The platform's own threads in this process (the reclaimer, reclaim.c),
- * which never run program code. */
+/* The platform's own threads in this process (the reclaimer, reclaim.c;
+ * the platform-event server, driver/power.c), which never run program
+ * code. */
 int sgxemu__platform_threads(void);
 
 /* platform.c */

@@ -7,7 +7,9 @@
 # `sgxemu quote verify` must accept the quote and show the MRENCLAVE that
 # gramine-sgx-sigstruct-view prints and the report data the program wrote;
 # with --require-production it must refuse (the enclave is DEBUG).
-# Skipped, with the reason, only when the client tree is absent.
+# And a TCB recovery: quotes before and after `sgxemu platform update-svn`
+# verify OutOfDate and UpToDate under collateral that requires the new
+# level. Skipped, with the reason, only when the client tree is absent.
 # Last line: "N passed, N failed, N skipped".
 set -u
 . "$(dirname "$0")/../lib/test_lib.sh"
@@ -86,4 +88,37 @@ fi
 v=$("$CLI" quote verify --require-production "$d/quote.dat" 2>&1); rc=$?
 [ $rc -eq 1 ] && grep -q "production enclave" <<<"$v" && ok debug_refused_for_production ||
 	bad debug_refused_for_production "exit $rc: $(tail -n 1 <<<"$v")"
+
+# A TCB recovery (docs/guide.md 3.7), on a platform of its own: a quote,
+# `sgxemu platform update-svn`, Gramine's next run takes the update at
+# its open of /dev/sgx_enclave and quotes again; with collateral that
+# requires the new level the first verifies OutOfDate, the second UpToDate.
+export SGXEMU_SECRETS_FILE="$d/recovery/secrets"
+mkdir -p "$d/recovery"
+gramine_quote() {	# OUT: run the program (retried as above), its quote
+	for t in $(seq 1 $tries); do
+		out=$(cd "$d" && timeout -s KILL 300 "$CLI" run \
+			"$dest/install/bin/gramine-sgx" gramine_quote 2>&1)
+		rc=$?
+		[ $rc -eq 0 ] && break
+	done
+	[ $rc -eq 0 ] && sed -n 's/^quote //p' <<<"$out" | python3 -c \
+		'import sys; sys.stdout.buffer.write(bytes.fromhex(sys.stdin.read().strip()))' >"$1"
+}
+cpusvn_of() { od -An -tx1 -j48 -N16 "$1" | tr -d ' \n'; }
+verdict() { "$CLI" quote verify "$1" --collateral "$d/recovery/col" 2>/dev/null |
+	sed -n 's/^TCB status: *\([A-Za-z]*\).*/\1/p'; }
+if gramine_quote "$d/before.dat" && "$CLI" platform update-svn >/dev/null &&
+   gramine_quote "$d/after.dat" && grep -q "SVN updated successfully" <<<"$out" &&
+   [ "$(cpusvn_of "$d/before.dat")" = 02020202020202020202020202020202 ] &&
+   [ "$(cpusvn_of "$d/after.dat")" = 02030202020202020202020202020202 ]; then
+	ok gramine_takes_the_update
+else
+	bad gramine_takes_the_update "exit $rc: $(tail -n 3 <<<"$out" | tr '\n' '|')"
+	finish
+fi
+"$CLI" attest collateral --tcb-recovery --out "$d/recovery/col" >/dev/null 2>&1
+v1=$(verdict "$d/before.dat"); v2=$(verdict "$d/after.dat")
+[ "$v1" = OutOfDate ] && [ "$v2" = UpToDate ] && ok gramine_quotes_before_and_after_recovery ||
+	bad gramine_quotes_before_and_after_recovery "before $v1, after $v2"
 finish

@@ -46,8 +46,9 @@
  * leaf to replace. The instructions from the AEP (the thread's RCX at the
  * trap) to the ENCLU are copied into a trampoline, which runs them and
  * then enters as above; the program's code is not changed. It is the AEX
- * that goes there instead of to the AEP (aex.c, aep_trampoline), and only
- * an AEX that nothing else sees (the tick's, a paging exit's): RSP is
+ * that goes there instead of to the AEP (aex.c, aep_trampoline), when
+ * nothing is to see the thread at the AEP first (the tick's AEX, a paging
+ * exit's, one whose program handler has returned there): RSP is
  * then the top of the thread's AEP stack (thread.c), URSP kept in the
  * TCB, and the entry (enter.c) and the trap of its ENCLU (aex.c) take
  * URSP as the caller's RSP. Not the program's stack: the memory below

@@ -1673,6 +1673,89 @@ TEST(host_enclu_eresume_rewritten)
 	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
 }
 
+/*
+ * The same loop with an AEP that counts in URSP's own word, `lock incq
+ * (%rsp)`: an instruction that would not do the same on another stack.
+ */
+__attribute__((noinline)) static uint64_t aep_rsp_loop(uint64_t tcs_addr,
+						       uint64_t n,
+						       uint64_t seed,
+						       uint64_t *aeps)
+{
+	register uint64_t tcs asm("r12") = tcs_addr;
+	register uint64_t steps asm("r13") = n;
+	register uint64_t s8 asm("r14") = seed;
+	uint64_t rdx, count;
+
+	__asm__ volatile(
+		"push %%rbx\n\t"
+		"push %%rbp\n\t"
+		"sub $16, %%rsp\n\t"
+		"movq $0, (%%rsp)\n\t"
+		"mov %%r12, %%rbx\n\t"
+		"lea 1f(%%rip), %%rcx\n\t"
+		"mov %%rcx, %[site]\n\t"
+		"mov $8, %%edi\n\t"		/* CMD_LOOP */
+		"mov %%r13, %%rsi\n\t"
+		"mov %%r14, %%r8\n\t"
+		"mov $2, %%eax\n\t"
+		"jmp 2f\n\t"
+		".p2align 4\n\t"
+		"1: lock incq (%%rsp)\n\t"	/* the AEP */
+		".byte 0x0f, 0x01, 0xd7\n\t"	/* ERESUME */
+		"2: .byte 0x0f, 0x01, 0xd7\n\t"	/* EENTER */
+		"mov (%%rsp), %%rax\n\t"
+		"add $16, %%rsp\n\t"
+		"pop %%rbp\n\t"
+		"pop %%rbx\n\t"
+		: "=d"(rdx), "=a"(count), [site] "=m"(aep_site), "+r"(tcs),
+		  "+r"(steps), "+r"(s8)
+		:
+		: "rcx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r15",
+		  "memory", "cc");
+	*aeps = count;
+	return rdx;
+}
+
+/*
+ * An AEP whose instructions use RSP gets no trampoline (it would run them
+ * on the engine's AEP stack): every ERESUME there traps, and the AEP's
+ * count in URSP's word is one per AEX all the same.
+ */
+TEST(host_enclu_eresume_rsp_aep_traps)
+{
+	struct itimerval it = { { 0, 1000 }, { 0, 1000 } };
+	struct itimerval off = { { 0, 0 }, { 0, 0 } };
+	uint64_t base, n = 100ULL * 1000 * 1000, aeps, aex, traps;
+	struct sgxemu_enclave *e;
+	struct sigaction sa;
+
+	if (!in_child("host_enclu_eresume_rsp_aep_traps"))
+		return;
+	LOAD(e, base);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sa.sa_flags = SA_RESTART;
+	REQUIRE_EQ(sgxemu_sigaction(SIGALRM, &sa, NULL), 0);
+	REQUIRE_EQ(setitimer(ITIMER_REAL, &it, NULL), 0);
+	/* A first run, in which its ERESUME traps (and would be taken). */
+	CHECK_EQ(aep_rsp_loop(base + L_TCS0, n / 4, 3, &aeps), lcg(3, n / 4));
+	aex = sgxemu_thread_aex_count();
+	traps = sgxemu__count_total(SGXEMU_C_HOST_ENCLU);
+	CHECK_EQ(aep_rsp_loop(base + L_TCS0, n, 11, &aeps), lcg(11, n));
+	setitimer(ITIMER_REAL, &off, NULL);
+	aex = sgxemu_thread_aex_count() - aex;
+	traps = sgxemu__count_total(SGXEMU_C_HOST_ENCLU) - traps;
+	printf("# %llu AEX, AEP run %llu times, %llu host ENCLU traps\n",
+	       (unsigned long long)aex, (unsigned long long)aeps,
+	       (unsigned long long)traps);
+	CHECK(aex > 0);
+	CHECK_EQ(sgxemu__aep_trampoline(aep_site), 0);
+	CHECK_EQ(aeps, aex);
+	CHECK_EQ(traps, aex + 1);
+	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
+}
+
 static uint64_t reap_tcs;
 static volatile uint64_t reap_magic;
 static char reap_stack[64 * 1024] __attribute__((aligned(16)));

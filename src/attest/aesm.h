@@ -55,5 +55,11 @@ int sgx_aesm_listen(const struct sockaddr_un *addr, socklen_t len,
 
 /* Accept on @lfd forever, a detached thread per connection. -errno. */
 int sgx_aesm_accept_loop(int lfd);
+/*
+ * Set by the shim: called with +1 by each connection's thread as it
+ * starts and with -1 as it ends, so that the process can tell the
+ * service's threads from the program's (on hardware they are aesmd's).
+ */
+extern void (*sgx_aesm_thread_hook)(int delta);
 
 #endif /* SGXEMU_ATTEST_AESM_H */

@@ -88,12 +88,18 @@ int sgx_aesm_listen(const struct sockaddr_un *addr, socklen_t len,
 	return fd;
 }
 
+void (*sgx_aesm_thread_hook)(int delta);
+
 static void *client_thread(void *arg)
 {
 	int fd = (int)(intptr_t)arg;
 
+	if (sgx_aesm_thread_hook)
+		sgx_aesm_thread_hook(1);
 	sgx_aesm_serve_conn(fd);
 	close(fd);
+	if (sgx_aesm_thread_hook)
+		sgx_aesm_thread_hook(-1);
 	return NULL;
 }
 

@@ -134,6 +134,14 @@ int sgx_drv_power_cycle(void);
  * only while the program has one thread).
  */
 void sgx_drv_event_thread_started(void);
+/*
+ * So are the in-process AESM's threads (the shim's): each adds itself
+ * (+1) once it runs and takes itself off (-1) before it ends, so that the
+ * count never exceeds the threads there are: a thread counted while it
+ * is gone would let the engine take a program thread for it.
+ */
+void sgx_drv_service_thread(int delta);
+/* Those threads of this process: the event thread and the service's. */
 int sgx_drv_event_threads(void);
 
 /* Refusal reasons go to stderr when this is set (SGXEMU_DEBUG). */

@@ -59,9 +59,34 @@ void sgx_drv_event_thread_started(void)
 	__atomic_store_n(&event_thread_pid, getpid(), __ATOMIC_RELEASE);
 }
 
+/* The process in the high 32 bits, its count in the low ones: one word,
+ * so that the ENCLU trap's handler reads both at once, and a forked
+ * child (which has none of its parent's threads) starts from 0. */
+static uint64_t service_threads;
+
+void sgx_drv_service_thread(int delta)
+{
+	uint64_t me = (uint64_t)(uint32_t)getpid() << 32;
+	uint64_t old = __atomic_load_n(&service_threads, __ATOMIC_RELAXED), new;
+
+	do {
+		uint32_t n = (old & ~0xffffffffULL) == me ? (uint32_t)old : 0;
+
+		if (delta < 0 && n == 0)
+			return;
+		new = me | (uint32_t)(n + delta);
+	} while (!__atomic_compare_exchange_n(&service_threads, &old, new, true,
+					      __ATOMIC_ACQ_REL,
+					      __ATOMIC_RELAXED));
+}
+
 int sgx_drv_event_threads(void)
 {
-	return __atomic_load_n(&event_thread_pid, __ATOMIC_ACQUIRE) == getpid();
+	uint64_t s = __atomic_load_n(&service_threads, __ATOMIC_ACQUIRE);
+	int n = (s >> 32) == (uint32_t)getpid() ? (int)(uint32_t)s : 0;
+
+	return n + (__atomic_load_n(&event_thread_pid, __ATOMIC_ACQUIRE) ==
+		    getpid());
 }
 
 int sgx_drv_power_cycle(void)

@@ -23,6 +23,7 @@
 
 #include "attest/aesm.h"
 #include "attest/attest.h"
+#include "driver/driver.h"
 #include "engine/engine.h"
 #include "shim/shim.h"
 
@@ -74,11 +75,22 @@ static const uint8_t *platform_cpusvn(void)
 __attribute__((constructor)) static void attest_follows_platform(void)
 {
 	sgx_attest_platform_cpusvn = platform_cpusvn;
+	sgx_aesm_thread_hook = sgx_drv_service_thread;
 }
 
+/*
+ * The accept loop and each connection's thread count themselves among the
+ * platform's threads (sgx_drv_service_thread): on hardware they are
+ * aesmd's, in another process, and a program that quotes (Gramine with
+ * sgx.remote_attestation, which asks the AESM before its first EENTER)
+ * would otherwise look multi-threaded to the engine, whose host ENCLU
+ * sites then stay trapping (issue 46: Gramine's attestation test).
+ */
 static void *server_main(void *arg)
 {
+	sgx_drv_service_thread(1);
 	sgx_aesm_accept_loop((int)(intptr_t)arg);
+	sgx_drv_service_thread(-1);
 	return NULL;
 }
 

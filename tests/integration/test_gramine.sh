@@ -343,4 +343,17 @@ run edmm_on_sgx1 255 'EDMM feature was requested in manifest, but CPU' SGXEMU_SG
 # XFRM-sized buffer (a PKRU from there made every access fault).
 own_app noreserve_edmm_xfrm_below_xcr0 noreserve true 'sgx.use_exinfo = true
 sgx.cpu_features.avx512 = "disabled"' native
+# Gramine's test_121_gethostname_pass_etc under EDMM (issue 46: once
+# MODIFY_TYPES answered EINVAL, then Gramine's BUG() in libos_malloc.c):
+# gethostname and /etc/hostname in the program and two forked children,
+# each child a second EDMM enclave. Not reproduced here (with 16 MiB and
+# 32 MiB of EPC either); kept as the regression program. Gramine v1.9
+# gives the program no /etc/hostname of its own.
+n=$(uname -n)
+own_app edmm_fork_hostname hostname true 'sys.enable_extra_runtime_domain_names_conf = true' \
+	"hostname: parent gethostname $n, /etc/hostname (no /etc/hostname)
+hostname: child 1 gethostname $n, /etc/hostname (no /etc/hostname)
+hostname: child 1 status 0
+hostname: child 2 gethostname $n, /etc/hostname (no /etc/hostname)
+hostname: child 2 status 0"
 summary

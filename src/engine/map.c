@@ -107,6 +107,29 @@ static int map_run(struct sgxemu_enclave *e, size_t first, size_t n,
 	return 0;
 }
 
+/*
+ * Said once: an mmap or mprotect of ELRANGE refused for want of VMAs.
+ * Pages whose EPC indices are not consecutive need a mapping each, and
+ * paging scatters them: a 4 GiB enclave over a 1 GiB EPC reaches
+ * vm.max_map_count (65530 by default) within a minute (issue 46: Gramine's
+ * mmap_map_noreserve fork). A page left unmapped then faults for good,
+ * which the engine can only report as the enclave's own #PF. The kernel's
+ * driver has one VMA per enclave mapping and none of this.
+ */
+static void map_count_full(void)
+{
+	static atomic_bool said;
+
+	if (atomic_exchange(&said, true))
+		return;
+	/* write(2): this may run in a signal handler. */
+	sgxemu__write_str("sgxemu: ELRANGE mapping refused (ENOMEM): the "
+			  "process has reached vm.max_map_count; pages of "
+			  "its enclaves will fault as if absent (raise "
+			  "vm.max_map_count, or a larger EPC: "
+			  "SGXEMU_EPC_SIZE)\n");
+}
+
 bool sgxemu__map_is_placeholder(struct sgxemu_enclave *e, size_t page)
 {
 	return e->host_map && page < e->npages &&
@@ -159,6 +182,8 @@ int sgxemu__map_pages(struct sgxemu_enclave *e, size_t first, size_t n,
 		i = j;
 	}
 	unlock();
+	if (ret == -ENOMEM)
+		map_count_full();
 	return ret;
 }
 

@@ -53,7 +53,10 @@ T=$(mktemp -d)
 PCCS_PID=
 BG_PIDS=
 cleanup() {
-	for p in $BG_PIDS $PCCS_PID; do kill "$p" 2>/dev/null; done
+	# A background case's subshell, and the timeout it runs (which passes
+	# the signal on to the program).
+	for p in $BG_PIDS; do pkill -P "$p" 2>/dev/null; kill "$p" 2>/dev/null; done
+	[ -n "$PCCS_PID" ] && kill "$PCCS_PID" 2>/dev/null
 	wait 2>/dev/null
 	rm -rf "$T"
 }
@@ -133,12 +136,18 @@ refuses() {
 }
 
 # --- the samples ------------------------------------------------------------------
-# switchless makes 4 x 1,000,000 calls (fixed in its host): the longest
-# case by far, so it runs in the background beside the others.
-(run switchless "$S/switchless" -- host/switchlesshost ./enclave/switchlessenc.signed
- echo "$rc" >"$T/switchless.rc") &
-BG_PIDS="$BG_PIDS $!"
-switchless_pid=$!
+# switchless makes 4 x 1,000,000 calls (fixed in its host): 2-4 minutes
+# on a busy 2-core host, the longest case by far, so it runs in the
+# background beside the others. SGXEMU_TEST_OE_SWITCHLESS=0 leaves it out.
+switchless_pid=
+if [ "${SGXEMU_TEST_OE_SWITCHLESS:-1}" = 0 ]; then
+	skp switchless "SGXEMU_TEST_OE_SWITCHLESS=0 (its 4,000,000 calls take minutes)"
+else
+	(run switchless "$S/switchless" -- host/switchlesshost ./enclave/switchlessenc.signed
+	 echo "$rc" >"$T/switchless.rc") &
+	switchless_pid=$!
+	BG_PIDS="$BG_PIDS $switchless_pid"
+fi
 
 run helloworld "$S/helloworld" -- host/helloworld_host ./enclave/enclave.signed
 expect helloworld 0 '^Hello world from the enclave$' '^Enclave called into host to print: Hello World!$'
@@ -154,6 +163,45 @@ expect data_sealing 0 'Host: Sample completed successfully' \
 	'Unseal data in a different enclave from a diffent product: failure is expected'
 n=$(grep -c 'Host: exit unseal_data_and_verify_result with 0' "$T/data_sealing.out")
 [ "$n" -eq 4 ] && ok data_sealing_four_unseals || bad data_sealing_four_unseals "$n of 4 unseals succeeded"
+
+# Sealed in one process, unsealed in the next, by the sample's enclaves
+# (unmodified) under a host of ours (tests/openenclave/seal_host.c, built
+# with the sample's generated datasealing_u.c): the product policy opens
+# in v2 of the same product and signer, not in B (another signer); the
+# unique policy opens in v1 only; nothing opens on another platform.
+seal_host=$dest/seal_host
+if [ ! -x "$seal_host" ] || [ "$root/tests/openenclave/seal_host.c" -nt "$seal_host" ]; then
+	cc_oe=clang-14; command -v "$cc_oe" >/dev/null || cc_oe=clang
+	"$cc_oe" -std=gnu11 -Wall -Wextra -Werror -I"$OE/include" -I"$S/data-sealing" \
+		-I"$S/data-sealing/host" -o "$seal_host" "$root/tests/openenclave/seal_host.c" \
+		"$S/data-sealing/host/datasealing_u.c" -Wl,-z,noexecstack \
+		-L"$OE/lib/openenclave/host" -loehost -ldl -lpthread -lssl -lcrypto \
+		>"$T/seal_host.log" 2>&1 || rm -f "$seal_host"
+fi
+if [ -x "$seal_host" ]; then
+	sealing() {	# NAME WANT-RC PATTERN [VAR=VALUE...] -- ARGS...
+		local name=$1 want=$2 pat=$3
+		shift 3
+		run "$name" "$S/data-sealing" "$@"
+		expect "$name" "$want" "$pat"
+	}
+	D=$T/sealed
+	mkdir -p "$D"
+	sealing seal_product 0 '^sealed [0-9]+ bytes' -- "$seal_host" seal enclave_a_v1/enclave.signed product "$D/product"
+	sealing unseal_product_other_process 0 '^unsealed: sealed by one process, unsealed by another$' \
+		-- "$seal_host" unseal enclave_a_v2/enclave.signed "$D/product"
+	sealing unseal_product_other_signer_refused 1 '^unseal refused: ' \
+		-- "$seal_host" unseal enclave_b/enclave.signed "$D/product"
+	sealing seal_unique 0 '^sealed [0-9]+ bytes' -- "$seal_host" seal enclave_a_v1/enclave.signed unique "$D/unique"
+	sealing unseal_unique_other_process 0 '^unsealed: sealed by one process, unsealed by another$' \
+		-- "$seal_host" unseal enclave_a_v1/enclave.signed "$D/unique"
+	sealing unseal_unique_other_enclave_refused 1 '^unseal refused: ' \
+		-- "$seal_host" unseal enclave_a_v2/enclave.signed "$D/unique"
+	sealing unseal_other_platform_refused 1 '^unseal refused: ' SGXEMU_SECRETS_FILE="$T/other-platform" \
+		-- "$seal_host" unseal enclave_a_v1/enclave.signed "$D/unique"
+else
+	bad seal_host_build "$(tail -n 3 "$T/seal_host.log" | tr '\n' '|')"
+fi
 
 run debugmalloc "$S/debugmalloc" -- host/debugmallochost ./enclave/debugmallocenc.signed
 expect debugmalloc 0 'Enclave called into host to print: Hello World!'
@@ -243,6 +291,19 @@ else
 		ok quote_verified_by_sgxemu
 	else
 		bad quote_verified_by_sgxemu "$(tail -n 2 "$T/quote_verify.out" | tr '\n' '|')"
+	fi
+
+	# With SGX_AESM_ADDR set OE quotes through aesmd's socket instead
+	# (the PSW's libsgx_quote_ex.so.1), which the shim serves.
+	run oeutil_evidence_aesm "$T" OE_LOG_LEVEL=INFO SGX_AESM_ADDR=1 -- "$OE/bin/oeutil" \
+		generate-evidence -f legacy_report_remote -o "$T/report_aesm.bin"
+	expect oeutil_evidence_aesm 0 'Generate OE report, report_size = [0-9]+' \
+		'quote_ex got quote for algorithm_id=2'
+	if tail -c +17 "$T/report_aesm.bin" >"$T/quote_aesm.dat" 2>/dev/null &&
+	   "$CLI" quote verify "$T/quote_aesm.dat" >"$T/quote_verify_aesm.out" 2>&1; then
+		ok quote_through_aesm_verified_by_sgxemu
+	else
+		bad quote_through_aesm_verified_by_sgxemu "$(tail -n 2 "$T/quote_verify_aesm.out" | tr '\n' '|')"
 	fi
 
 	# host_verify (a verifier without SGX: Intel's libraries of this build
@@ -377,10 +438,12 @@ else
 fi
 
 # --- the switchless sample, started first -----------------------------------------
-wait "$switchless_pid"
-rc=$(cat "$T/switchless.rc" 2>/dev/null || echo 255)
-expect switchless 0 'host_increment_switchless\(\) calls: 1000000 \+ 1000000 = 2000000' \
-	'enclave_decrement_switchless\(\) calls: 1000000 - 1000000 = 0' \
-	'host_increment_regular\(\) calls: 1000000 \+ 1000000 = 2000000' \
-	'enclave_decrement_regular\(\) calls: 1000000 - 1000000 = 0'
+if [ -n "$switchless_pid" ]; then
+	wait "$switchless_pid"
+	rc=$(cat "$T/switchless.rc" 2>/dev/null || echo 255)
+	expect switchless 0 'host_increment_switchless\(\) calls: 1000000 \+ 1000000 = 2000000' \
+		'enclave_decrement_switchless\(\) calls: 1000000 - 1000000 = 0' \
+		'host_increment_regular\(\) calls: 1000000 \+ 1000000 = 2000000' \
+		'enclave_decrement_regular\(\) calls: 1000000 - 1000000 = 0'
+fi
 finish

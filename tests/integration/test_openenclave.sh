@@ -6,6 +6,8 @@
 #  - each sample that builds on Linux SGX, with its Makefile's `run`
 #    arguments: helloworld, data-sealing, debugmalloc, file-encryptor,
 #    log_callback, pluggable_allocator, switchless, attestation sgxlocal;
+#    data sealed by the data-sealing sample's enclaves in one process and
+#    unsealed in the next (tests/openenclave/seal_host.c);
 #  - remote attestation: the quote is made in-process (OE's dlopen of
 #    libsgx_dcap_ql), collateral comes from `sgxemu pccs` through Intel's
 #    QCNL configuration, and OE's own verifier accepts everything up to
@@ -16,11 +18,12 @@
 #    other, refuses (attestation sgxremote, attested_tls enclave to
 #    enclave and the non-enclave client, host_verify on oeutil's quote),
 #    and that sgxemu's verifier and libsgx_dcap_quoteverify accept the
-#    same quote;
+#    same quote, and the one OE makes through aesmd's socket;
 #  - oegdb (OE's gdb with its plugin) with sgxemu.gdb on helloworld: a
 #    breakpoint in an enclave function, bt through the enclave into the
 #    host, enclave variables, the program's end, and none of the
-#    messages of a broken contract.
+#    messages of a broken contract ("Global enclave list processing
+#    failed." shown to be the plugin's own, on a plain program).
 # Everything is built once into $B/openenclave (setup.sh unpacks OE and
 # builds the samples with their own Makefiles, about 60 s) and reused.
 # Skipped, with the reason, only when the clients are absent.
@@ -435,6 +438,30 @@ else
 	refuses oegdb/quiet 'Error in re-setting' 'not defined' \
 		'Global enclave list processing failed' 'received signal SIG(ILL|SEGV|BUS|SYS)' \
 		'Debugging not enabled' 'simulation mode'
+	# oegdb's "Global enclave list processing failed." is its plugin's,
+	# whatever the platform: at each new object file it walks OE's
+	# oe_enclave_list_head (when the host has its debug information, which
+	# this client's liboehost has not), and for each enclave in it calls
+	# enable_oeenclave_debug with two arguments where the function takes
+	# one. A plain program (no SGX, no sgxemu) with such a list, one
+	# entry, makes oegdb print it.
+	cat >"$T/oelist.c" <<'CEOF'
+struct oe_enclave { const char *path; };
+struct node { struct oe_enclave *enclave; struct { struct node *le_next; } next_entry; };
+static struct oe_enclave one = { "enclave.signed" };
+static struct node first = { &one, { 0 } };
+struct { struct node *lh_first; } oe_enclave_list_head = { &first };
+int main(void) { return oe_enclave_list_head.lh_first == 0; }
+CEOF
+	if cc -g -O0 -o "$T/oelist" "$T/oelist.c" 2>"$T/oelist.err"; then
+		timeout -s KILL 120 "$OE/bin/oegdb" -batch -ex run "$T/oelist" </dev/null >"$T/oelist.out" 2>&1
+		rc=$?
+		expect oelist/global_list_message_is_the_plugins 0 \
+			'^oegdb: 1 enclaves in global enclave list\.' \
+			'oegdb: Global enclave list processing failed\.' 'exited normally'
+	else
+		bad oelist_global_list_message_is_the_plugins "cannot build: $(head -n 1 "$T/oelist.err")"
+	fi
 fi
 
 # --- the switchless sample, started first -----------------------------------------

@@ -185,6 +185,13 @@ if grep -Eq 'received signal SIG(ILL|SEGV|SYS|BUS)|SIG63' "$T/debug.out"; then
 else
 	ok engine_signals_silent
 fi
+# sgxemu.gdb's breakpoint on sgxemu_debug_signal waits for libsgxemu.so
+# without gdb's "Function ... not defined" / "pending" lines at start.
+if grep -Eq 'Function "sgxemu_debug_[a-z]*" not defined|\(sgxemu_debug_[a-z]*\) pending' "$T/debug.out"; then
+	bad gdb_start_quiet "$(grep -E 'not defined|pending' "$T/debug.out" | head -n 2 | tr '\n' '|')"
+else
+	ok gdb_start_quiet
+fi
 
 # 1a. The path of a host without hardware watchpoints, taken here too
 # where they work: the override turns the probe's answer, and the session

@@ -12,7 +12,18 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p $C/fuzz_policy $C/fuzz_secrets $C/fuzz_sgxs $C/fuzz_sigstruct \
 	 $C/fuzz_encls $C/fuzz_enclu $C/fuzz_ioctl $C/fuzz_abort_page \
-	 $C/fuzz_aesm $C/fuzz_quote $C/fuzz_qv $C/fuzz_qpl
+	 $C/fuzz_aesm $C/fuzz_quote $C/fuzz_qv $C/fuzz_qpl $C/fuzz_cov_image
+
+# -- enclave ELF files with coverage sections (src/cov/image.c): a small
+# object of each kind, stripped, its segments not page-separated
+printf 'int x(int a) { return a ? a + 1 : 2; }\n' > "$tmp/x.c"
+small="-O1 -nostdlib -shared -fPIC -Wl,-z,noseparate-code -Wl,--build-id=none"
+gcc $small --coverage -fprofile-info-section \
+	-Wl,--defsym,__gcov_merge_add=x -o "$tmp/gcov.so" "$tmp/x.c"
+strip -o $C/fuzz_cov_image/gcov_info "$tmp/gcov.so"
+clang $small -fsanitize-coverage=inline-8bit-counters,pc-table \
+	-Wl,--unresolved-symbols=ignore-all -o "$tmp/sancov.so" "$tmp/x.c"
+strip -o $C/fuzz_cov_image/sancov "$tmp/sancov.so"
 
 # -- policy files
 cp policies/strict.policy $C/fuzz_policy/strict

@@ -34,7 +34,11 @@ $(B)/enclaves/cov_encl.lds: tests/enclaves/encl.lds mk/cov.mk
 	sed -e 's/\*(\.debug\*)//' \
 	    -e 's/^\(\t\.data : .*\)$$/\1\n\t.gcov_info : { KEEP(*(.gcov_info)) }/' $< > $@
 
+# -fprofile-info-section is gcc 12's: with an older gcc the test says so.
+HAVE_GCOV_INFO := $(shell [ "0$(GCOV_GCC_MAJOR)" -ge 12 ] && echo yes)
+ifeq ($(HAVE_GCOV_INFO),yes)
 TEST_DEPS += $(B)/enclaves/cov_encl.bin
+endif
 
 # The enclave fuzzing test (tests/integration/test_fuzz_enclave.sh):
 # tests/enclaves/fuzz_encl.c built with clang's inline 8-bit counters and
@@ -80,14 +84,15 @@ endif
 # instrumentation's cost shows in the host and in the enclave.
 COV_FLAGS := --coverage -fprofile-info-section -fprofile-update=atomic
 $(B)/enclaves/compute_cov_encl.elf: tests/enclaves/compute_entry.S tests/enclaves/sha256.c tests/enclaves/encl.lds tests/enclaves/layout.h tests/enclaves/c_encl.inc $(B)/enclaves/cov_encl.lds mk/cov.mk
-	@mkdir -p $(B)/enclaves/compute_cov
-	cd $(B)/enclaves/compute_cov && gcc $(patsubst -I%,-I$(CURDIR)/%,$(ENCL_CFLAGS)) $(COV_FLAGS) \
-		-T $(CURDIR)/$(B)/enclaves/cov_encl.lds -Wl,--defsym,__gcov_merge_add=encl_entry \
-		-o $(CURDIR)/$@ $(CURDIR)/tests/enclaves/compute_entry.S $(CURDIR)/tests/enclaves/sha256.c
+	gcc $(ENCL_CFLAGS) $(COV_FLAGS) -T $(B)/enclaves/cov_encl.lds \
+		-Wl,--defsym,__gcov_merge_add=encl_entry -o $@ \
+		tests/enclaves/compute_entry.S tests/enclaves/sha256.c
 
 $(B)/bench/compute_cov: bench/compute.c bench/engine_bench.h tests/enclaves/sha256.c $(LIB) mk/cov.mk
 	@mkdir -p $(B)/bench
 	gcc $(CFLAGS) $(COV_FLAGS) -Ibench -o $@ bench/compute.c $(LIB) $(LDFLAGS) $(LDLIBS) \
 		-Wl,--defsym,__gcov_merge_add=main
 
+ifeq ($(HAVE_GCOV_INFO),yes)
 BENCH_DEPS += $(B)/enclaves/compute_cov_encl.bin $(B)/bench/compute_cov
+endif

@@ -441,6 +441,17 @@ double sgxemu_trap_cost_ns(unsigned iters);
  */
 #define SGXEMU_KICK_SIGNAL	63
 
+/*
+ * Platform events on request (`sgxemu platform power-cycle PID`): once a
+ * process under the shim has opened an enclave device it listens on the
+ * abstract UNIX socket named by this format and its PID (in decimal),
+ * for processes of its own user (SO_PEERCRED) and root. One request per
+ * connection, one line each way: "power-cycle\n" loses every enclave of
+ * the process, as a suspend to S3 does, and is answered "ok N\n" (N
+ * enclaves lost) or "error ERRNO\n" (a positive errno value).
+ */
+#define SGXEMU_PLATFORM_SOCKET_FMT	"sgxemu-platform-%ld"
+
 /* ------------------------------------------------------------------ */
 /* EPC paging statistics.                                               */
 /* ------------------------------------------------------------------ */

@@ -152,7 +152,7 @@ static bool image_matches(struct sgxemu_enclave *e, const char *path,
 	return ok;
 }
 
-/* File paths in /proc/self/maps, each once, to @fn until it says stop. */
+/* The first ELF file mapped in this process that is @e's, into @im. */
 static bool each_mapped_file(struct sgxemu_enclave *e, struct cov_image *im)
 {
 	char line[PATH_MAX + 128], last[PATH_MAX] = "";

@@ -144,6 +144,12 @@ struct sgx_cpu {
 	 * (UINT_MAX: every one), as under a starved entropy source. */
 	atomic_uint rdseed_failures;
 	struct sgx_encl_ctl *enclaves;	/* every live SECS */
+	/* Enclaves a power loss took (power.c): their hidden state stays
+	 * allocated for the engine's and driver's references until EREMOVE
+	 * of the page their SECS was in, or teardown. */
+	struct sgx_encl_ctl *lost;
+	/* Asleep (S3) on request: EENTER and ERESUME wait (power.c). */
+	atomic_bool suspended;
 	pthread_mutex_t lock;		/* EPCM, enclave list, MSRs */
 	/*
 	 * Called (without cpu->lock) after an enclave-mode leaf changed the
@@ -258,6 +264,24 @@ int sgx_emodpr(struct sgx_cpu *cpu, const struct sgx_secinfo *secinfo,
 	       void *epc_page);
 int sgx_emodt(struct sgx_cpu *cpu, const struct sgx_secinfo *secinfo,
 	      void *epc_page);
+
+/*
+ * A power transition (S3/S4; power.c), in three steps. Suspend: no
+ * logical processor enters enclave mode any more (EENTER and ERESUME
+ * wait), while the caller makes those in it leave (the interrupt's AEX).
+ * Loss: the EPC's contents and the EPCM are gone, every entry invalid, as
+ * hardware finds them at resume, and the paging key of the next "boot" is
+ * a new one; every leaf on those pages then faults as on an invalid page,
+ * and EREMOVE of them succeeds without doing anything. Returns the number
+ * of enclaves (SECS pages) lost. Resume: the waiting entries go on, to
+ * their faults.
+ */
+void sgx_power_suspend(struct sgx_cpu *cpu);
+/* Logical processors in enclave mode (or entering it) now: the suspend
+ * waits for none. */
+unsigned sgx_power_lps_inside(struct sgx_cpu *cpu);
+unsigned sgx_power_loss(struct sgx_cpu *cpu);
+void sgx_power_resume(struct sgx_cpu *cpu);
 
 /*
  * Entry-epoch accounting the engine calls when a logical processor enters

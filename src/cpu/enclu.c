@@ -237,8 +237,24 @@ static int take_tcs(struct sgx_cpu *cpu, struct sgx_encl_ctl *ctl,
 static int enter_common(struct sgx_cpu *cpu, struct sgx_encl_ctl *ctl,
 			uint64_t tcs_lin, uint64_t aep, struct sgx_lp *lp)
 {
-	uint64_t epoch = ctl ? sgx_track_enter(ctl) : 0;
-	int ret = take_tcs(cpu, ctl, tcs_lin, aep, lp);
+	uint64_t epoch;
+	int ret;
+
+	/*
+	 * Counted first, then the platform asleep? (sgx_power_suspend sets
+	 * it, then waits for the counts): one of the two sees the other, so
+	 * no logical processor is in enclave mode once the suspend finds
+	 * none counted. Asleep: not counted, the entry waits for the resume.
+	 */
+	for (;;) {
+		epoch = ctl ? sgx_track_enter(ctl) : 0;
+		if (!atomic_load(&cpu->suspended))
+			break;
+		if (ctl)
+			sgx_track_exit(ctl, epoch);
+		sgx_power_wait_awake(cpu);
+	}
+	ret = take_tcs(cpu, ctl, tcs_lin, aep, lp);
 
 	if (ret) {
 		if (ctl)

@@ -224,6 +224,10 @@ void sgx_cpu_destroy(struct sgx_cpu *cpu)
 		next = ctl->next;
 		sgx_encl_ctl_free(ctl);
 	}
+	for (ctl = cpu->lost; ctl; ctl = next) {
+		next = ctl->next;
+		sgx_encl_ctl_free(ctl);
+	}
 	free(cpu->epcm);
 	free(cpu->ctl);
 	free(cpu->epc_used);

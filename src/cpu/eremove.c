@@ -49,8 +49,11 @@ int sgx_eremove(struct sgx_cpu *cpu, void *epc_page)
 
 	pthread_mutex_lock(&cpu->lock);
 	epcm = &cpu->epcm[index];
-	if (!epcm->valid)
+	if (!epcm->valid) {
+		if (cpu->lost)
+			sgx_power_lost_free(cpu, index);
 		goto out;
+	}
 
 	switch (epcm->page_type) {
 	case SGX_PT_VA:

@@ -104,5 +104,10 @@ static inline bool sgx_secinfo_sgx2_reserved(const struct sgx_secinfo *si)
 
 /* Drop an enclave's hidden state (EREMOVE of its SECS, cpu teardown). */
 void sgx_encl_ctl_free(struct sgx_encl_ctl *ctl);
+/* EREMOVE of the invalid page @index: the end of the lost enclave whose
+ * SECS was there, if any (power.c). Caller holds cpu->lock. */
+void sgx_power_lost_free(struct sgx_cpu *cpu, long index);
+/* Return once the platform is not asleep (power.c). */
+void sgx_power_wait_awake(struct sgx_cpu *cpu);
 
 #endif /* SGXEMU_CPU_INTERNAL_H */

@@ -14,6 +14,7 @@
 
 #include <Zydis/Zydis.h>
 
+#include "base/x86_regs.h"
 #include "cpu/enclu.h"
 #include "driver/abort_page.h"
 
@@ -28,29 +29,9 @@
 
 /* --- general-purpose registers ------------------------------------------------- */
 
-/* The gregs slot of a 64-bit general-purpose register, or -1. */
-static int greg_slot(ZydisRegister r)
-{
-	static const struct { ZydisRegister r; int slot; } map[] = {
-		{ ZYDIS_REGISTER_RAX, REG_RAX }, { ZYDIS_REGISTER_RCX, REG_RCX },
-		{ ZYDIS_REGISTER_RDX, REG_RDX }, { ZYDIS_REGISTER_RBX, REG_RBX },
-		{ ZYDIS_REGISTER_RSP, REG_RSP }, { ZYDIS_REGISTER_RBP, REG_RBP },
-		{ ZYDIS_REGISTER_RSI, REG_RSI }, { ZYDIS_REGISTER_RDI, REG_RDI },
-		{ ZYDIS_REGISTER_R8, REG_R8 },   { ZYDIS_REGISTER_R9, REG_R9 },
-		{ ZYDIS_REGISTER_R10, REG_R10 }, { ZYDIS_REGISTER_R11, REG_R11 },
-		{ ZYDIS_REGISTER_R12, REG_R12 }, { ZYDIS_REGISTER_R13, REG_R13 },
-		{ ZYDIS_REGISTER_R14, REG_R14 }, { ZYDIS_REGISTER_R15, REG_R15 },
-	};
-
-	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
-		if (map[i].r == r)
-			return map[i].slot;
-	return -1;
-}
-
 static int gpr_slot(ZydisRegister reg)
 {
-	return greg_slot(ZydisRegisterGetLargestEnclosing(
+	return sgx_greg_slot(ZydisRegisterGetLargestEnclosing(
 				ZYDIS_MACHINE_MODE_LONG_64, reg));
 }
 

@@ -414,6 +414,11 @@ struct sgx_file *sgx_drv_open(enum sgx_api api, enum sgx_dev dev, int *err)
 	return f;
 }
 
+struct sgx_file *sgx_drv_files(void)
+{
+	return all_files;
+}
+
 void sgx_file_get(struct sgx_file *f)
 {
 	atomic_fetch_add(&f->refs, 1);

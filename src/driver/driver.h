@@ -121,6 +121,21 @@ void sgx_drv_fork_prepare(void);
 void sgx_drv_fork_parent(void);
 void sgx_drv_fork_child(void);
 
+/*
+ * A suspend to S3 and the resume after it, on request (power.c): every
+ * enclave of the process lost, as hardware loses the EPC; the threads in
+ * enclave mode leave it first. The number of enclaves lost, or -errno.
+ */
+int sgx_drv_power_cycle(void);
+/*
+ * The thread that serves such requests (the shim's) is the platform's, as
+ * the reclaimer is: once it runs, the shim says so, and the engine's count
+ * of the program's own threads leaves it out (ENCLU sites are rewritten
+ * only while the program has one thread).
+ */
+void sgx_drv_event_thread_started(void);
+int sgx_drv_event_threads(void);
+
 /* Refusal reasons go to stderr when this is set (SGXEMU_DEBUG). */
 extern bool sgx_drv_debug;
 void sgx_drv_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -129,6 +129,9 @@ void sgx_vma_created(struct sgx_file *f);
 /* The SGX2 ioctls (ioctl_sgx2.c), after the ioctl gate. */
 long sgx_ioc_sgx2(struct sgx_file *f, unsigned long cmd, unsigned long arg);
 
+/* Every live file, linked by next (driver.c). Caller holds sgx_drv_lock. */
+struct sgx_file *sgx_drv_files(void);
+
 extern struct sgx_file *(*sgx_fd_resolver)(int fd);
 extern pthread_mutex_t sgx_drv_lock;
 extern pthread_rwlock_t sgx_fork_lock;

@@ -35,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "driver/driver.h"
 #include "driver/paging.h"
 
 /*
@@ -456,7 +457,7 @@ out:
 
 int sgxemu__platform_threads(void)
 {
-	return ksgxd_pid == getpid();
+	return (ksgxd_pid == getpid()) + sgx_drv_event_threads();
 }
 
 void sgxemu__ksgxd_wake(void)

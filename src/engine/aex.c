@@ -261,6 +261,31 @@ static void do_aex(struct sgxemu_tcb *tcb, ucontext_t *uc,
 	to_host(tcb, save, uc);
 }
 
+/*
+ * After an AEX, when the thread is about to go on at an AEP and nothing
+ * is to see it there first (the program's handler, if any, has run; no
+ * fixup): go on at the AEP's trampoline (enclu_patch.c) on the AEP stack
+ * instead, where the AEP has one, with URSP kept for the entry.
+ * Not while the AEP stack is in use (an entry on it that a handler
+ * interrupted, and which that handler's enclave entry would overwrite),
+ * nor for a URSP on the alternate stack (frames the AEP stack's handlers
+ * would not know about).
+ */
+static void aep_trampoline(struct sgxemu_tcb *tcb, ucontext_t *uc)
+{
+	greg_t *g = uc->uc_mcontext.gregs;
+	uintptr_t t;
+
+	if (tcb->aep_stack_busy ||
+	    sgxemu__on_altstack(tcb, (uint64_t)g[REG_RSP]) ||
+	    !(t = sgxemu__aep_trampoline((uintptr_t)g[REG_RIP])))
+		return;
+	tcb->aep_ursp = (uint64_t)g[REG_RSP];
+	tcb->aep_stack_busy = true;
+	g[REG_RSP] = (greg_t)sgxemu__aep_stack_top(tcb);
+	g[REG_RIP] = (greg_t)t;
+}
+
 /* Deliver exception @vector (after its AEX) to a fixup or a handler. */
 static void report(int signo, siginfo_t *orig, ucontext_t *uc,
 		   unsigned vector, uint32_t errcd, uint64_t addr, uint64_t aep)
@@ -423,6 +448,8 @@ static int paging_fault(struct sgxemu_tcb *tcb, ucontext_t *uc,
 		drop_guard(tcb);
 		report_sigbus(uc, errcd, addr & ~(uint64_t)(SGX_PAGE_SIZE - 1),
 			      tcb->lp.aep);
+	} else {
+		aep_trampoline(tcb, uc);
 	}
 	return PF_EXITED;
 }
@@ -828,6 +855,7 @@ void sgxemu__enclave_signal(int signo, siginfo_t *info, ucontext_t *uc,
 			SGXEMU_COUNT(tcb, SGXEMU_C_TICK_AEX);
 		keep_guard(tcb);
 		do_aex(tcb, uc, save, false, 0, 0, 0, rip);
+		aep_trampoline(tcb, uc);
 		return;
 	}
 	signo = sgxemu__fault_style_apply(signo, info, uc, true, enclave_bytes,
@@ -837,6 +865,8 @@ void sgxemu__enclave_signal(int signo, siginfo_t *info, ucontext_t *uc,
 	case SGXEMU_EV_INTERRUPT:
 		do_aex(tcb, uc, save, false, 0, 0, 0, rip);
 		sgxemu__chain(signo, info, uc, false);
+		/* The program's handler saw the AEP; it returned there. */
+		aep_trampoline(tcb, uc);
 		return;
 	case SGXEMU_EV_SYSCALL:
 		/* SYSCALL (or INT 0x80, SYSENTER: 2 bytes too) in enclave
@@ -1015,6 +1045,20 @@ bool sgxemu__host_enclu(const struct sgxemu_event *ev, siginfo_t *info,
 	(void)info;
 	if (ev->kind != SGXEMU_EV_ENCLU || !sgxemu__platform.ready)
 		return false;
+	if (trampoline && tcb &&
+	    sgxemu__aep_stack_owner((uint64_t)g[REG_RSP] + 8) == tcb) {
+		/*
+		 * From an AEP's trampoline on the AEP stack (aep_trampoline):
+		 * this is the program's own ENCLU after its AEP, on URSP, and
+		 * the AEP stack is free again.
+		 */
+		memcpy(&next, (void *)(uintptr_t)g[REG_RSP], 8);
+		g[REG_RSP] = (greg_t)tcb->aep_ursp;
+		g[REG_RIP] = (greg_t)(next - 3);
+		tcb->aep_stack_busy = false;
+		rip = next - 3;
+		trampoline = false;
+	}
 	/*
 	 * The entry's own ENCLU (its slow path: ERESUME after an AEX, a
 	 * thread's first entry) is the vDSO's or the API's, not the

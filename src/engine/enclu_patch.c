@@ -43,16 +43,25 @@
  * ERESUME sites too (sgxemu__enclu_patch_resume): a runtime's AEP is
  * code of its own that ends in ENCLU (Gramine's: `lock incq
  * %gs:AEX_COUNT; enclu`, RAX = ERESUME from the AEX), with no mov of the
- * leaf to replace. There the instructions from the AEP (the thread's RCX
- * at the trap) to the ENCLU move into the trampoline, which runs them and
- * then enters as above; the AEP becomes `jmp trampoline`, the bytes up to
- * the ENCLU nops, and the ENCLU stays. Only where those instructions can
- * run anywhere (no RIP-relative operand, no branch, call, return or
- * system call: checked by decoding them) and span at least the 5 bytes
- * of the jump, in one page; code that jumps to the ENCLU itself still
- * traps, past the moved instructions as before. An AEP that is the ENCLU
- * (the vDSO's, the API's) has nothing to move and needs none of this: it
- * is the entry's own.
+ * leaf to replace. The instructions from the AEP (the thread's RCX at the
+ * trap) to the ENCLU are copied into a trampoline, which runs them and
+ * then enters as above; the program's code is not changed. It is the AEX
+ * that goes there instead of to the AEP (aex.c, aep_trampoline), when
+ * nothing is to see the thread at the AEP first (the tick's AEX, a paging
+ * exit's, one whose program handler has returned there): RSP is
+ * then the top of the thread's AEP stack (thread.c), URSP kept in the
+ * TCB, and the entry (enter.c) and the trap of its ENCLU (aex.c) take
+ * URSP as the caller's RSP. Not the program's stack: the memory below
+ * URSP may be the program's, as nothing writes there on hardware
+ * between AEX and ERESUME (Gramine's enclave keeps an OCALL's arguments
+ * there while it prepares them, which an AEX interrupts; a push there
+ * corrupted them). Only where those instructions run the same anywhere
+ * and on any stack (no RIP-relative operand, no branch, call, return or
+ * system call, no RSP, implicit or explicit: checked by decoding them),
+ * within one page. Whatever the fast path does not take goes on at the
+ * program's own ENCLU, on URSP, as an ERESUME there would. An AEP that is
+ * the ENCLU (the vDSO's, the API's) has nothing to copy and needs none of
+ * this: it is the entry's own.
  *
  * Async-signal-safe: runs in the ENCLU trap's handler; system calls and
  * lock-free updates only (Zydis decodes without allocating), errno kept.
@@ -76,6 +85,9 @@
 static _Atomic uintptr_t sites[MAX_SITES];	/* patched or refused */
 static _Atomic uintptr_t patched[MAX_SITES];
 static _Atomic int nr_patched;
+/* AEPs with a trampoline, and theirs (stored first). */
+static _Atomic uintptr_t aeps[MAX_SITES], aep_tramps[MAX_SITES];
+static _Atomic int nr_aeps;
 static bool enabled;
 
 void sgxemu__enclu_patch_init(void)
@@ -98,6 +110,16 @@ uint64_t sgxemu__enclu_fault_rip(uint64_t next, uint64_t aep)
 		if (atomic_load(&patched[i]) + 3 == next)
 			return next - 3;
 	return aep;
+}
+
+uintptr_t sgxemu__aep_trampoline(uintptr_t aep)
+{
+	int n = atomic_load(&nr_aeps);
+
+	for (int i = 0; i < n && i < MAX_SITES; i++)
+		if (atomic_load(&aeps[i]) == aep)
+			return atomic_load(&aep_tramps[i]);
+	return 0;
 }
 
 /* Claim @site once; false when it was seen before (or the table is
@@ -192,21 +214,18 @@ static const uint8_t mov_rax[7] = { 0x48, 0xc7, 0xc0, 0x02, 0, 0, 0 };
 static const uint8_t mov_eax[5] = { 0xb8, 0x02, 0, 0, 0 };
 
 /*
- * Map a trampoline near @site holding @lead (@n bytes), then `pushq ret;
- * jmp *entry` with ret = @ret, and make @site (@len bytes, in one page)
- * a jump to it followed by nops. False: nothing changed.
+ * Map a trampoline near @near holding @lead (@n bytes), then `pushq ret;
+ * jmp *entry` with ret = @ret. NULL: none.
  */
-static bool install(uintptr_t site, size_t len, const uint8_t *lead,
-		    size_t n, uint64_t ret)
+static uint8_t *trampoline(uintptr_t near, const uint8_t *lead, size_t n,
+			   uint64_t ret)
 {
 	uint64_t entry = (uintptr_t)sgxemu_enclu_entry;
-	uint8_t jmp[MAX_MOVED + 3], code[MAX_MOVED + 28];
-	intptr_t rel;
+	uint8_t code[MAX_MOVED + 28];
 	uint8_t *t;
 
-	if (len < 5 || len > sizeof(jmp) || n > MAX_MOVED ||
-	    !(t = map_near(site)))
-		return false;
+	if (n > MAX_MOVED || !(t = map_near(near)))
+		return NULL;
 	/* lead; pushq 6(%rip); jmp *8(%rip); ret; entry */
 	memcpy(code, lead, n);
 	memcpy(code + n, "\xff\x35\x06\x00\x00\x00", 6);
@@ -216,8 +235,26 @@ static bool install(uintptr_t site, size_t len, const uint8_t *lead,
 	memcpy(t, code, n + 28);
 	if (mprotect(t, 4096, PROT_READ | PROT_EXEC)) {
 		munmap(t, 4096);
-		return false;
+		return NULL;
 	}
+	return t;
+}
+
+/*
+ * A trampoline for @lead (@n bytes) returning to @ret, and @site (@len
+ * bytes, in one page) a jump to it followed by nops. False: nothing
+ * changed.
+ */
+static bool install(uintptr_t site, size_t len, const uint8_t *lead,
+		    size_t n, uint64_t ret)
+{
+	uint8_t jmp[MAX_MOVED + 3];
+	intptr_t rel;
+	uint8_t *t;
+
+	if (len < 5 || len > sizeof(jmp) ||
+	    !(t = trampoline(site, lead, n, ret)))
+		return false;
 	rel = (intptr_t)t - (intptr_t)(site + 5);
 	jmp[0] = 0xe9;
 	memcpy(jmp + 1, &(int32_t){ (int32_t)rel }, 4);
@@ -274,9 +311,18 @@ out:
 	errno = saved;
 }
 
+/* Whether @reg is (part of) RSP. */
+static bool is_rsp(ZydisRegister reg)
+{
+	return reg != ZYDIS_REGISTER_NONE &&
+	       ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64,
+						reg) == ZYDIS_REGISTER_RSP;
+}
+
 /*
  * Whether the @n bytes at @p are whole instructions that run the same at
- * any address: no RIP-relative operand, no control transfer.
+ * any address and on any stack: no RIP-relative operand, no control
+ * transfer, no RSP (the hidden operands count: push, pop, enter).
  */
 static bool movable(const uint8_t *p, size_t n)
 {
@@ -304,10 +350,16 @@ static bool movable(const uint8_t *p, size_t n)
 		default:
 			break;
 		}
-		for (unsigned i = 0; i < insn.operand_count; i++)
-			if (ops[i].type == ZYDIS_OPERAND_TYPE_MEMORY &&
-			    ops[i].mem.base == ZYDIS_REGISTER_RIP)
+		for (unsigned i = 0; i < insn.operand_count; i++) {
+			if (ops[i].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+			    is_rsp(ops[i].reg.value))
 				return false;
+			if (ops[i].type == ZYDIS_OPERAND_TYPE_MEMORY &&
+			    (ops[i].mem.base == ZYDIS_REGISTER_RIP ||
+			     is_rsp(ops[i].mem.base) ||
+			     is_rsp(ops[i].mem.index)))
+				return false;
+		}
 		off += insn.length;
 	}
 	return off == n;
@@ -316,26 +368,23 @@ static bool movable(const uint8_t *p, size_t n)
 void sgxemu__enclu_patch_resume(uintptr_t enclu, uintptr_t aep)
 {
 	size_t n = enclu - aep;
-	int saved = errno;
+	uint8_t *t;
+	int i, saved = errno;
 
-	/*
-	 * Not where the kernel manages FSGSBASE: there (an Intel host with
-	 * a 6.x kernel) Gramine's python3 under the AEX tick failed 2 runs
-	 * in 5 with its AEPs rewritten ("Failed to initialize secure pipe",
-	 * a SIGSEGV in its untrusted PAL) and 0 in 11 without; the cause is
-	 * not found yet (issue 46). Its ERESUMEs trap there, as before
-	 * this rewrite existed.
-	 */
-	if (sgxemu__have_fsgsbase && !sgxemu__fsgsbase_unmanaged)
-		goto out;
-	if (!enabled || aep > enclu || n < 5 || n > MAX_MOVED ||
+	if (!enabled || aep > enclu || n < 1 || n > MAX_MOVED ||
 	    (aep & ~(uintptr_t)4095) != ((enclu - 1) & ~(uintptr_t)4095) ||
 	    !claim(enclu))
 		goto out;
-	if (!movable((const uint8_t *)aep, n) || !single_threaded("ERESUME") ||
-	    !install(aep, n, (const uint8_t *)aep, n, enclu + 3))
+	if (!movable((const uint8_t *)aep, n) ||
+	    !(t = trampoline(aep, (const uint8_t *)aep, n, enclu + 3)))
 		goto out;
-	patched[atomic_fetch_add(&nr_patched, 1)] = enclu;
+	i = atomic_fetch_add(&nr_aeps, 1);
+	if (i >= MAX_SITES) {
+		munmap(t, 4096);
+		goto out;
+	}
+	atomic_store(&aep_tramps[i], (uintptr_t)t);
+	atomic_store(&aeps[i], aep);
 	if (sgxemu__platform.debug) {
 		sgxemu__write_str("sgxemu: host ENCLU[ERESUME] at ");
 		sgxemu__write_hex(enclu);

@@ -211,6 +211,11 @@ struct sgxemu_tcb {
 	uint8_t  frame_fpx_sw[48];
 	/* The fast path's state for a signal inside its commit window. */
 	uint64_t entry_rip, entry_rax, entry_rcx, entry_rsp, entry_rflags;
+	/* An AEX went on at a rewritten AEP's trampoline on the slot's AEP
+	 * stack (enclu_patch.c): the program's RSP there (URSP), and that
+	 * the stack is in use until the ERESUME leaves it. */
+	uint64_t aep_ursp;
+	bool     aep_stack_busy;
 	struct sgx_lp lp;		/* the enclave this thread is in */
 	struct sgxemu_enclave *encl;
 	bool     in_enclave;
@@ -350,6 +355,10 @@ bool sgxemu__altstack_for(struct sgxemu_tcb *tcb, uint64_t live_sp,
 			  stack_t *ss);
 /* The TCB whose alternate stack @sp is on (the thread running there). */
 struct sgxemu_tcb *sgxemu__tcb_of_altstack(uint64_t sp);
+/* The top of @tcb's AEP stack (enclu_patch.c, thread.c). */
+uint64_t sgxemu__aep_stack_top(const struct sgxemu_tcb *tcb);
+/* The TCB whose AEP stack, in use, has its top at @sp; else NULL. */
+struct sgxemu_tcb *sgxemu__aep_stack_owner(uint64_t sp);
 uint64_t sgxemu__rdfsbase(void);
 uint64_t sgxemu__rdgsbase(void);
 int sgxemu__thread_init_global(void);
@@ -397,16 +406,20 @@ enum sgxemu_count sgxemu__count_of_signal(int signo);
 /* enclu_patch.c: host ENCLU[EENTER] sites rewritten to the fast entry. */
 void sgxemu__enclu_patch_init(void);
 void sgxemu__enclu_patch(uintptr_t enclu);
-/* The same for an ERESUME site: the AEP's instructions up to @enclu move
- * into the trampoline. */
+/* The same for an ERESUME site: a copy of the AEP's instructions up to
+ * @enclu, which an AEX runs on the engine's AEP stack; the program's code
+ * stays as it is. */
 void sgxemu__enclu_patch_resume(uintptr_t enclu, uintptr_t aep);
+/* That copy for @aep, or 0. */
+uintptr_t sgxemu__aep_trampoline(uintptr_t aep);
 bool sgxemu__enclu_patched_any(void);
 /* Where a fault of the fast entry's ENCLU is seen: at the program's own
  * ENCLU when @next follows a rewritten site (as without the rewrite),
  * else at @aep (the vDSO convention). */
 uint64_t sgxemu__enclu_fault_rip(uint64_t next, uint64_t aep);
-/* The platform's own threads in this process (the reclaimer, reclaim.c),
- * which never run program code. */
+/* The platform's own threads in this process (the reclaimer, reclaim.c;
+ * the platform-event server, driver/power.c), which never run program
+ * code. */
 int sgxemu__platform_threads(void);
 
 /* platform.c */

@@ -83,6 +83,16 @@ struct sgxemu_tcb *sgxemu__enter_fast(uint64_t *f, uint64_t tcs)
 
 	if (!__atomic_load_n(&sgxemu__platform.ready, __ATOMIC_ACQUIRE))
 		return NULL;
+	if ((tcb = sgxemu__aep_stack_owner(rsp))) {
+		/* An AEP's trampoline after an AEX (aex.c): the thread is
+		 * the stack's, the caller's RSP is URSP. Only ERESUME, whose
+		 * way into the enclave leaves this stack; anything else
+		 * traps at the program's ENCLU, on URSP. */
+		if ((uint32_t)f[F_RAX] != SGX_ERESUME)
+			return NULL;
+		rsp = tcb->aep_ursp;
+		goto leaf;
+	}
 	/* Set the thread up here, outside any signal handler, even when
 	 * the trap path does the entry: it needs the alternate stack. */
 	tcb = sgxemu__tcb_self();
@@ -93,6 +103,7 @@ struct sgxemu_tcb *sgxemu__enter_fast(uint64_t *f, uint64_t tcs)
 	 * enclu_patch.c; vDSO callers are libc threads). */
 	if (sgxemu__enclu_patched_any() && !(tcb = tcb_of_caller(tcb, rsp)))
 		return NULL;
+leaf:
 	if ((uint32_t)f[F_RAX] != SGX_EENTER &&
 	    (uint32_t)f[F_RAX] != SGX_ERESUME)
 		return NULL;
@@ -101,8 +112,15 @@ struct sgxemu_tcb *sgxemu__enter_fast(uint64_t *f, uint64_t tcs)
 		return NULL;
 	/* ERESUME loads a whole context, XSAVE state included: a signal
 	 * frame's rt_sigreturn is the tool for that (resume.c). */
-	if ((uint32_t)f[F_RAX] == SGX_ERESUME)
-		return resume(tcb, e, f, rsp);
+	if ((uint32_t)f[F_RAX] == SGX_ERESUME) {
+		struct sgxemu_tcb *t = resume(tcb, e, f, rsp);
+
+		/* Off the AEP stack from here on, with every asynchronous
+		 * signal blocked until then (resume.c). */
+		if (t)
+			t->aep_stack_busy = false;
+		return t;
+	}
 	/* Called from a handler on this thread's alternate stack: its
 	 * frames stay out of the way of the signal frames enclave mode
 	 * takes there, as on the trap path (sgxemu__altstack_fit). */

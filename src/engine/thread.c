@@ -5,7 +5,8 @@
  *
  * One region of NR_SLOTS slots is reserved (PROT_NONE) at start-up. A
  * thread that is about to enter an enclave takes a slot: its first page is
- * the TCB, the second a guard page, the rest the alternate signal stack.
+ * the TCB, then the XSAVE stash (xstate.c), a guard page, the AEP stack
+ * (below), another guard page, and the rest the alternate signal stack.
  * The signal stub finds the TCB by rounding its stack pointer down to the
  * slot, which needs neither FS nor a lock.
  */
@@ -65,8 +66,18 @@ static bool have_sud = true;
 static __thread struct sgxemu_tcb *tls_tcb
 	__attribute__((tls_model("initial-exec")));
 
-/* TCB page, the XSAVE stash (xstate.c), a guard page. */
-#define ALT_OFFSET	(4096 + SGXEMU_XSTASH_SIZE + 4096)
+/*
+ * The AEP stack: where an AEX that goes on at a rewritten AEP runs its
+ * copy of the AEP's instructions and the fast ERESUME (enclu_patch.c).
+ * Not the program's stack below URSP, which the program may be using
+ * (Gramine's enclave keeps an OCALL's arguments there), nor the
+ * alternate stack, whose frames may be live. Outside the alternate
+ * stack's range, so that a signal there is delivered at its top.
+ */
+#define AEP_OFFSET	(4096 + SGXEMU_XSTASH_SIZE + 4096)
+#define AEP_STACK_SIZE	(16 * 1024)
+/* TCB page, the XSAVE stash, a guard page, the AEP stack, a guard page. */
+#define ALT_OFFSET	(AEP_OFFSET + AEP_STACK_SIZE + 4096)
 
 
 /* The engine's own changes go to the kernel directly, never through an
@@ -260,6 +271,8 @@ static struct sgxemu_tcb *tcb_setup(bool foreign)
 		return NULL;
 	slot = (uint8_t *)sgxemu__alt_base + (size_t)n * SLOT_SIZE;
 	if (mprotect(slot, 4096 + SGXEMU_XSTASH_SIZE, PROT_READ | PROT_WRITE) ||
+	    mprotect(slot + AEP_OFFSET, AEP_STACK_SIZE,
+		     PROT_READ | PROT_WRITE) ||
 	    mprotect(slot + ALT_OFFSET, SLOT_SIZE - ALT_OFFSET,
 		     PROT_READ | PROT_WRITE)) {
 		slot_free(n);
@@ -321,6 +334,11 @@ fail:
 struct sgxemu_tcb *sgxemu__tcb_prepare(void)
 {
 	return tls_tcb ? tls_tcb : tcb_setup(false);
+}
+
+uint64_t sgxemu__aep_stack_top(const struct sgxemu_tcb *tcb)
+{
+	return (uintptr_t)tcb + AEP_OFFSET + AEP_STACK_SIZE;
 }
 
 /* The slot whose alternate stack @sp is on, if it holds a TCB. */
@@ -579,6 +597,14 @@ struct sgxemu_tcb *sgxemu__tcb_of_altstack(uint64_t sp)
 	struct sgxemu_tcb *tcb = tcb_from_sp((uintptr_t)sp);
 
 	return tcb && sgxemu__on_altstack(tcb, sp) ? tcb : NULL;
+}
+
+struct sgxemu_tcb *sgxemu__aep_stack_owner(uint64_t sp)
+{
+	struct sgxemu_tcb *tcb = tcb_from_sp((uintptr_t)sp);
+
+	return tcb && tcb->aep_stack_busy && sp == sgxemu__aep_stack_top(tcb) ?
+	       tcb : NULL;
 }
 
 int sgxemu_thread_prepare(void)

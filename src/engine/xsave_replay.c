@@ -32,6 +32,7 @@
 
 #include <Zydis/Zydis.h>
 
+#include "base/x86_regs.h"
 #include "engine/engine.h"
 
 #define XRSTOR_GP	1	/* the caller delivers #GP(0) */
@@ -41,25 +42,6 @@ enum xop { XOP_XSAVE, XOP_XSAVEOPT, XOP_XSAVEC, XOP_XRSTOR };
 
 /* The scratch image: as large as any image the stash allows. */
 #define SCRATCH_SIZE	SGXEMU_XSTASH_SIZE
-
-static int greg_of(ZydisRegister r)
-{
-	static const struct { ZydisRegister r; int slot; } map[] = {
-		{ ZYDIS_REGISTER_RAX, REG_RAX }, { ZYDIS_REGISTER_RCX, REG_RCX },
-		{ ZYDIS_REGISTER_RDX, REG_RDX }, { ZYDIS_REGISTER_RBX, REG_RBX },
-		{ ZYDIS_REGISTER_RSP, REG_RSP }, { ZYDIS_REGISTER_RBP, REG_RBP },
-		{ ZYDIS_REGISTER_RSI, REG_RSI }, { ZYDIS_REGISTER_RDI, REG_RDI },
-		{ ZYDIS_REGISTER_R8, REG_R8 },   { ZYDIS_REGISTER_R9, REG_R9 },
-		{ ZYDIS_REGISTER_R10, REG_R10 }, { ZYDIS_REGISTER_R11, REG_R11 },
-		{ ZYDIS_REGISTER_R12, REG_R12 }, { ZYDIS_REGISTER_R13, REG_R13 },
-		{ ZYDIS_REGISTER_R14, REG_R14 }, { ZYDIS_REGISTER_R15, REG_R15 },
-	};
-
-	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
-		if (map[i].r == r)
-			return map[i].slot;
-	return -1;
-}
 
 /* The memory operand's linear address (64-bit addressing only), or
  * false for what this file does not take on. */
@@ -76,12 +58,12 @@ static bool operand_address(const ZydisDecodedInstruction *in,
 	if (op->mem.base == ZYDIS_REGISTER_RIP) {
 		a += rip + in->length;
 	} else if (op->mem.base != ZYDIS_REGISTER_NONE) {
-		if ((slot = greg_of(op->mem.base)) < 0)
+		if ((slot = sgx_greg_slot(op->mem.base)) < 0)
 			return false;
 		a += (uint64_t)g[slot];
 	}
 	if (op->mem.index != ZYDIS_REGISTER_NONE) {
-		if ((slot = greg_of(op->mem.index)) < 0)
+		if ((slot = sgx_greg_slot(op->mem.index)) < 0)
 			return false;
 		a += (uint64_t)g[slot] * op->mem.scale;
 	}

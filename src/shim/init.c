@@ -129,6 +129,7 @@ void shim_engine_start(void)
 		}
 		atomic_store(&engine_ready, true);
 		shim_cpuid_platform_up();
+		shim_power_start();
 	}
 	pthread_mutex_unlock(&lock);
 }

@@ -645,6 +645,7 @@ pid_t fork(void)
 		pthread_mutex_init(&fd_lock, NULL);
 		shim_cpuid_fork_child();
 		sgx_drv_fork_child();
+		shim_power_fork_child();
 	} else {
 		sgx_drv_fork_parent();
 	}

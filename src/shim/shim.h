@@ -15,6 +15,7 @@
  *   cpuid_rewrite.c  CPUID instructions found by decoding, rewritten to UD2
  *   exec.c        the program's environment; the shim carried to children
  *   auxv.c        every view of the auxiliary vector and the vDSO agrees
+ *   power.c       platform events on request (power-cycle), its socket
  *   audit/        the rtld-audit module that starts the shim before any
  *                 constructor (a library of its own)
  */
@@ -165,6 +166,11 @@ void shim_env_hide(char **stack_envp);
 /* Bring the engine's side up (exception fixups, signal routing) once the
  * first enclave device is open. */
 void shim_engine_start(void);
+
+/* power.c: platform events from outside (the platform's socket), once
+ * the platform is up; the fork child serves its own. */
+void shim_power_start(void);
+void shim_power_fork_child(void);
 
 /* cpuid.c: start-up (before main), the platform's values once it is up,
  * the fork child, new executable file mappings (mmap/mprotect PROT_EXEC). */

@@ -25,6 +25,8 @@
  *   op 4  CPUID leaf RDX, sub-leaf 0: out[0] = RBX, out[1] = RAX (#UD
  *         on hardware; skipped by the handler, RBX and RAX stay the TCS
  *         and the leaf)
+ *   op 5  out[0] = 1, then spin in enclave mode until the host qword at
+ *         RDX is not zero, then out[0] = 0x600d (a thread caught inside)
  *   CSSA > 0 (entered after an exception): out[0] = EXITINFO of SSA
  *         frame 0, GPRSGX.RIP += RDX (skips the faulting instruction)
  */
@@ -99,6 +101,8 @@ __asm__(
 	"	je 4f\n"
 	"	cmp $4, %rdi\n"
 	"	je 6f\n"
+	"	cmp $5, %rdi\n"
+	"	je 7f\n"
 	"	lea 1(%rdx), %r8\n"
 	"	mov %r8, (%rsi)\n"
 	"	mov %rbx, 8(%rsi)\n"
@@ -130,6 +134,13 @@ __asm__(
 	"	mov %rbx, (%rsi)\n"
 	"	mov %rax, 8(%rsi)\n"
 	"	mov %r9, %rcx\n"
+	"	jmp 1b\n"
+	"7:	movq $1, (%rsi)\n"
+	"8:	pause\n"
+	"	cmpq $0, (%rdx)\n"
+	"	je 8b\n"
+	"	mov $0x600d, %r8d\n"
+	"	mov %r8, (%rsi)\n"
 	"	jmp 1b\n"
 	"shim_encl_code_end:\n"
 	".popsection\n");

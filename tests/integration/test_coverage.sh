@@ -24,6 +24,10 @@ SRC=tests/enclaves/dbg_encl.c
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
+if ! gcc -fprofile-info-section -x c -c -o /dev/null /dev/null 2>/dev/null; then
+	skp coverage "this gcc has no -fprofile-info-section (gcc 12 or later)"
+	finish
+fi
 for f in "$CLI" "$HOST" "$ELF" "$BIN" "$GCNO" "$KEY"; do
 	if [ ! -e "$f" ]; then
 		bad coverage "$f not built (make test-build)"
@@ -117,6 +121,15 @@ else
 fi
 cmp -s "$T/env/cov/dbg_encl.gcda" "$T/counts$OBJ_GCDA" &&
 	ok same_run_same_gcda || bad same_run_same_gcda "the two .gcda differ"
+
+# The option's other spelling, --coverage=DIR.
+SGXEMU_COVERAGE_ELF="$ABS_ELF" "$CLI" run --coverage="$T/eq" "$HOST" "$KEY" "$BIN" > /dev/null 2>&1
+cmp -s "$T/eq$OBJ_GCDA" "$T/counts$OBJ_GCDA" && ok option_with_equals ||
+	bad option_with_equals "no .gcda under $T/eq"
+"$CLI" run --coverage= "$HOST" > /dev/null 2> "$T/empty.err"
+rc=$?
+[ $rc = 2 ] && grep -q 'needs a directory' "$T/empty.err" && ok option_empty_refused ||
+	bad option_empty_refused "rc=$rc: $(cat "$T/empty.err")"
 
 # 3. Not a DEBUG enclave: one line, no file, the program's status.
 run nodebug -- --nodebug

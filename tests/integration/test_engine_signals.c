@@ -1552,11 +1552,21 @@ TEST(signalled_loop_resumes_without_traps)
 	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
 }
 
+/* The host stack aep_site_loop enters on: URSP is near its top. */
+#define AEP_STACK_WORDS	1024
+#define AEP_CANARY	0x5a5aa5a5c3c33c3cULL
+static uint64_t aep_stack[AEP_STACK_WORDS] __attribute__((aligned(16)));
+static uint64_t aep_site;
+
 /*
  * A host AEP as Gramine's loader has it: an instruction of its own (its
- * AEX counter: here `lock incq (%rsp)`, URSP's slot), then ENCLU with
- * RAX = ERESUME from the AEX. CMD_LOOP of @n steps from @seed in TCS
- * @tcs_addr by a host ENCLU[EENTER]; the AEP's count in @aeps.
+ * AEX counter: here `lock incq (%rbp)`, RBP being URBP at the AEP), then
+ * ENCLU with RAX = ERESUME from the AEX. CMD_LOOP of @n steps from @seed
+ * in TCS @tcs_addr by a host ENCLU[EENTER], entered with RSP near the top
+ * of aep_stack, whose words below URSP are AEP_CANARY: the program's
+ * memory, as Gramine's enclave keeps its OCALL arguments there, which
+ * nothing writes on hardware. The AEP's count in @aeps, its address in
+ * aep_site.
  */
 __attribute__((noinline)) static uint64_t aep_site_loop(uint64_t tcs_addr,
 							uint64_t n,
@@ -1566,42 +1576,60 @@ __attribute__((noinline)) static uint64_t aep_site_loop(uint64_t tcs_addr,
 	register uint64_t tcs asm("r12") = tcs_addr;
 	register uint64_t steps asm("r13") = n;
 	register uint64_t s8 asm("r14") = seed;
-	uint64_t rdx, count;
+	register uint64_t *ursp asm("r15") = &aep_stack[AEP_STACK_WORDS - 2];
+	uint64_t rdx;
 
+	for (int i = 0; i < AEP_STACK_WORDS; i++)
+		aep_stack[i] = AEP_CANARY;
+	aep_stack[AEP_STACK_WORDS - 1] = 0;
 	__asm__ volatile(
 		"push %%rbx\n\t"
 		"push %%rbp\n\t"
-		"sub $16, %%rsp\n\t"
-		"movq $0, (%%rsp)\n\t"
-		"mov %%r12, %%rbx\n\t"
 		"lea 1f(%%rip), %%rcx\n\t"
+		"mov %%rcx, %[site]\n\t"
+		"mov %%rsp, (%%r15)\n\t"	/* URSP's word: our RSP */
+		"mov %%r15, %%rsp\n\t"
+		"lea 8(%%r15), %%rbp\n\t"	/* the count, above URSP */
+		"mov %%r12, %%rbx\n\t"
 		"mov $8, %%edi\n\t"		/* CMD_LOOP */
 		"mov %%r13, %%rsi\n\t"
 		"mov %%r14, %%r8\n\t"
 		"mov $2, %%eax\n\t"
 		"jmp 2f\n\t"
 		".p2align 4\n\t"
-		"1: lock incq (%%rsp)\n\t"	/* the AEP */
+		"1: lock incq (%%rbp)\n\t"	/* the AEP */
 		".byte 0x0f, 0x01, 0xd7\n\t"	/* ERESUME */
 		"2: .byte 0x0f, 0x01, 0xd7\n\t"	/* EENTER */
-		"mov (%%rsp), %%rax\n\t"
-		"add $16, %%rsp\n\t"
+		"mov (%%rsp), %%rsp\n\t"	/* RSP is URSP after EEXIT */
 		"pop %%rbp\n\t"
 		"pop %%rbx\n\t"
-		: "=d"(rdx), "=a"(count), "+r"(tcs), "+r"(steps), "+r"(s8)
+		: "=d"(rdx), [site] "=m"(aep_site), "+r"(tcs), "+r"(steps),
+		  "+r"(s8), "+r"(ursp)
 		:
-		: "rcx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r15",
+		: "rax", "rcx", "rsi", "rdi", "r8", "r9", "r10", "r11",
 		  "memory", "cc");
-	*aeps = count;
+	*aeps = aep_stack[AEP_STACK_WORDS - 1];
 	return rdx;
 }
 
+/* Words of aep_stack below URSP that are no longer AEP_CANARY. */
+static int aep_stack_written(void)
+{
+	int n = 0;
+
+	for (int i = 0; i < AEP_STACK_WORDS - 2; i++)
+		n += aep_stack[i] != AEP_CANARY;
+	return n;
+}
+
 /*
- * That AEP's ENCLU[ERESUME] traps once and is then rewritten (its lock
- * incq moved into the trampoline, enclu_patch.c): every later AEX of the
- * loop (SIGALRM every ms) resumes without a trap, the AEP's own
- * instruction still runs once per AEX, and the result is the
- * uninterrupted loop's. Alone in a child (the rewrite needs one thread).
+ * That AEP's ENCLU[ERESUME] traps once, and then the AEP has a copy of
+ * its lock incq in a trampoline (enclu_patch.c) where every later AEX of
+ * the loop (SIGALRM every ms) goes on, resuming without a trap: the AEP's
+ * own instruction still runs once per AEX, the result is the
+ * uninterrupted loop's, and no word below URSP changed (a trampoline
+ * that pushed there broke Gramine's OCALL arguments). The same on every
+ * host (the rewrite was once held back where the kernel has FSGSBASE).
  */
 TEST(host_enclu_eresume_rewritten)
 {
@@ -1620,19 +1648,10 @@ TEST(host_enclu_eresume_rewritten)
 	REQUIRE_EQ(sgxemu_sigaction(SIGALRM, &sa, NULL), 0);
 	REQUIRE_EQ(setitimer(ITIMER_REAL, &it, NULL), 0);
 	/* Until the site has trapped once, with one AEX at least. */
-	for (int i = 0; i < 5 && !sgxemu__enclu_patched_any(); i++)
+	for (int i = 0; i < 5 && !sgxemu__aep_trampoline(aep_site); i++)
 		CHECK_EQ(aep_site_loop(base + L_TCS0, n / 4, 3, &aeps),
 			 lcg(3, n / 4));
-	if (sgxemu__have_fsgsbase && !sgxemu__fsgsbase_unmanaged) {
-		/* Where the kernel manages FSGSBASE AEPs stay as they are
-		 * (enclu_patch.c says why): the loop's ERESUMEs trap, and
-		 * its results are right all the same. */
-		CHECK(!sgxemu__enclu_patched_any());
-		setitimer(ITIMER_REAL, &off, NULL);
-		CHECK_EQ(sgxemu_enclave_destroy(e), 0);
-		return;
-	}
-	REQUIRE(sgxemu__enclu_patched_any());
+	REQUIRE(sgxemu__aep_trampoline(aep_site) != 0);
 	aex = sgxemu_thread_aex_count();
 	fast = sgxemu__count_total(SGXEMU_C_FAST_ERESUME);
 	traps = sgxemu__count_total(SGXEMU_C_HOST_ENCLU);
@@ -1650,6 +1669,90 @@ TEST(host_enclu_eresume_rewritten)
 	CHECK_EQ(fast, aex);
 	/* The EENTER site (no mov of the leaf right before it) traps. */
 	CHECK_EQ(traps, 1);
+	CHECK_EQ(aep_stack_written(), 0);
+	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
+}
+
+/*
+ * The same loop with an AEP that counts in URSP's own word, `lock incq
+ * (%rsp)`: an instruction that would not do the same on another stack.
+ */
+__attribute__((noinline)) static uint64_t aep_rsp_loop(uint64_t tcs_addr,
+						       uint64_t n,
+						       uint64_t seed,
+						       uint64_t *aeps)
+{
+	register uint64_t tcs asm("r12") = tcs_addr;
+	register uint64_t steps asm("r13") = n;
+	register uint64_t s8 asm("r14") = seed;
+	uint64_t rdx, count;
+
+	__asm__ volatile(
+		"push %%rbx\n\t"
+		"push %%rbp\n\t"
+		"sub $16, %%rsp\n\t"
+		"movq $0, (%%rsp)\n\t"
+		"mov %%r12, %%rbx\n\t"
+		"lea 1f(%%rip), %%rcx\n\t"
+		"mov %%rcx, %[site]\n\t"
+		"mov $8, %%edi\n\t"		/* CMD_LOOP */
+		"mov %%r13, %%rsi\n\t"
+		"mov %%r14, %%r8\n\t"
+		"mov $2, %%eax\n\t"
+		"jmp 2f\n\t"
+		".p2align 4\n\t"
+		"1: lock incq (%%rsp)\n\t"	/* the AEP */
+		".byte 0x0f, 0x01, 0xd7\n\t"	/* ERESUME */
+		"2: .byte 0x0f, 0x01, 0xd7\n\t"	/* EENTER */
+		"mov (%%rsp), %%rax\n\t"
+		"add $16, %%rsp\n\t"
+		"pop %%rbp\n\t"
+		"pop %%rbx\n\t"
+		: "=d"(rdx), "=a"(count), [site] "=m"(aep_site), "+r"(tcs),
+		  "+r"(steps), "+r"(s8)
+		:
+		: "rcx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r15",
+		  "memory", "cc");
+	*aeps = count;
+	return rdx;
+}
+
+/*
+ * An AEP whose instructions use RSP gets no trampoline (it would run them
+ * on the engine's AEP stack): every ERESUME there traps, and the AEP's
+ * count in URSP's word is one per AEX all the same.
+ */
+TEST(host_enclu_eresume_rsp_aep_traps)
+{
+	struct itimerval it = { { 0, 1000 }, { 0, 1000 } };
+	struct itimerval off = { { 0, 0 }, { 0, 0 } };
+	uint64_t base, n = 100ULL * 1000 * 1000, aeps, aex, traps;
+	struct sgxemu_enclave *e;
+	struct sigaction sa;
+
+	if (!in_child("host_enclu_eresume_rsp_aep_traps"))
+		return;
+	LOAD(e, base);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sa.sa_flags = SA_RESTART;
+	REQUIRE_EQ(sgxemu_sigaction(SIGALRM, &sa, NULL), 0);
+	REQUIRE_EQ(setitimer(ITIMER_REAL, &it, NULL), 0);
+	/* A first run, in which its ERESUME traps (and would be taken). */
+	CHECK_EQ(aep_rsp_loop(base + L_TCS0, n / 4, 3, &aeps), lcg(3, n / 4));
+	aex = sgxemu_thread_aex_count();
+	traps = sgxemu__count_total(SGXEMU_C_HOST_ENCLU);
+	CHECK_EQ(aep_rsp_loop(base + L_TCS0, n, 11, &aeps), lcg(11, n));
+	setitimer(ITIMER_REAL, &off, NULL);
+	aex = sgxemu_thread_aex_count() - aex;
+	traps = sgxemu__count_total(SGXEMU_C_HOST_ENCLU) - traps;
+	printf("# %llu AEX, AEP run %llu times, %llu host ENCLU traps\n",
+	       (unsigned long long)aex, (unsigned long long)aeps,
+	       (unsigned long long)traps);
+	CHECK(aex > 0);
+	CHECK_EQ(sgxemu__aep_trampoline(aep_site), 0);
+	CHECK_EQ(aeps, aex);
+	CHECK_EQ(traps, aex + 1);
 	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
 }
 

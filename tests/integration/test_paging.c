@@ -20,6 +20,7 @@
 #include "test.h"
 #include "../enclaves/encl_util.h"
 #include "../enclaves/paging_util.h"
+#include "driver/driver.h"
 #include "driver/paging.h"
 
 #define EPC_SIZE	(8 * MiB)
@@ -312,6 +313,60 @@ TEST(paging_host_access_to_a_lost_page_is_sigbus)
 		(void)*addr;
 	CHECK_EQ(bus_code, BUS_ADRERR);
 	CHECK(bus_addr == (void *)addr);
+	CHECK_EQ(sgxemu_enclave_destroy(p.e), 0);
+}
+
+/*
+ * A power loss (docs/guide.md "Platform events") with pages written back:
+ * the next EENTER faults on the TCS (#PF, SGX bit), a page in backing
+ * memory cannot be loaded again (ELDU faults: its VA page and the SECS
+ * were in the EPC, the paging key is new) and host code reading it gets
+ * SIGBUS; the enclave is destroyed as any other, and a new one as large
+ * pages out and back in under the new key.
+ */
+TEST(paging_power_loss_with_pages_written_back)
+{
+	struct sgxemu_platform_stats ps;
+	struct sgxemu_run run;
+	struct sigaction sa;
+	struct pencl p;
+	volatile char *addr;
+	uint64_t reloaded;
+	long n;
+
+	epc_configure();
+	PLOAD(&p, 32);
+	REQUIRE_EQ(pcall(&p, 0, P_FILL, 0, p.heap_pages, 42, &run), 0);
+	REQUIRE_EQ(run.exit_reason, SGXEMU_EXIT_EEXIT);
+	n = evicted_heap_page(&p);
+	REQUIRE(n >= 0);
+	REQUIRE_EQ(sgx_drv_power_cycle(), 1);
+	REQUIRE_EQ(pcall(&p, 1, P_CHECK, 0, 1, 42, &run), 0);
+	CHECK_EQ(run.exit_reason, SGXEMU_EXIT_EXCEPTION);
+	CHECK_EQ(run.leaf, SGX_EENTER);
+	CHECK_EQ(run.exception.vector, X86_TRAP_PF);
+	CHECK_EQ(run.exception.error_code,
+		 X86_PF_SGX | X86_PF_USER | X86_PF_PROT);
+	CHECK_EQ(run.exception.address, p.base + 4096);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_bus;
+	sa.sa_flags = SA_SIGINFO;
+	REQUIRE_EQ(sgxemu_sigaction(SIGBUS, &sa, NULL), 0);
+	REQUIRE_EQ(sgxemu_sigaction(SIGSEGV, &sa, NULL), 0);
+	addr = (volatile char *)(uintptr_t)(p.base + (uint64_t)n * 4096 + 8);
+	bus_code = 0;
+	if (!sigsetjmp(bus_jb, 1))
+		(void)*addr;
+	CHECK_EQ(bus_code, BUS_ADRERR);
+	REQUIRE_EQ(sgxemu_platform_stats(&ps), 0);
+	CHECK(ps.reload_failures >= 1);
+	CHECK_EQ(sgxemu_enclave_destroy(p.e), 0);
+
+	reloaded = ps.pages_reloaded;
+	PLOAD(&p, 32);
+	CHECK_EQ(fill_and_check(&p, 0, 0, p.heap_pages, 7), 0);
+	REQUIRE_EQ(sgxemu_platform_stats(&ps), 0);
+	CHECK(ps.pages_reloaded > reloaded);
 	CHECK_EQ(sgxemu_enclave_destroy(p.e), 0);
 }
 

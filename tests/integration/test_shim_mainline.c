@@ -30,8 +30,6 @@
 #include "test.h"
 
 
-static const char *no_shim;
-
 /*
  * These tests run under AddressSanitizer too. (They were skipped there
  * while the ERESUME calls came from other stack depths than the EENTERs
@@ -40,36 +38,7 @@ static const char *no_shim;
  * must.)
  */
 
-__attribute__((constructor))
-static void under_shim(int argc, char **argv, char **envp)
-{
-	(void)argc;
-	(void)envp;
-	no_shim = shim_reexec(argv);
-}
-
-static EVP_PKEY *key(void)
-{
-	static EVP_PKEY *k;
-
-	if (!k)
-		k = shim_load_key(test_signing_key());
-	if (!k)
-		test_abort("%s", shim_key_why);
-	return k;
-}
-
-#define NEED_SHIM() do { if (no_shim) test_skip("%s", no_shim); } while (0)
-
-/* A ready enclave, or the test fails. */
-#define BUILD(e) do { \
-	NEED_SHIM(); \
-	REQUIRE(key()); \
-	int _r = shim_encl_build(&(e), key()); \
-	if (_r) test_fail(__FILE__, __LINE__, "build: %s", strerror(-_r)); \
-	REQUIRE(_r == 0); \
-	REQUIRE(shim_vdso_fn != NULL); \
-} while (0)
+#include "../enclaves/shim_test.h"
 
 static long ioctl_err(int fd, unsigned long cmd, void *arg)
 {

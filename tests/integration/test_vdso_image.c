@@ -14,17 +14,7 @@
 #include "../enclaves/shim_encl.h"
 #include "test.h"
 
-static const char *no_shim;
-
-__attribute__((constructor))
-static void under_shim(int argc, char **argv, char **envp)
-{
-	(void)argc;
-	(void)envp;
-	no_shim = shim_reexec(argv);
-}
-
-#define NEED_SHIM() do { if (no_shim) test_skip("%s", no_shim); } while (0)
+#include "../enclaves/shim_test.h"
 
 static uint8_t *image(void)
 {

@@ -414,3 +414,42 @@ TEST(va_page_eviction)
 	CHECK_EQ(((uint64_t *)t_epc(&cpu, FREE2_I))[9], 0xabcdef);
 	sgx_cpu_destroy(&cpu);
 }
+
+/*
+ * A page written back before a power loss never loads again: its VA page
+ * and its SECS were in the EPC (ELDU faults on them), and the paging key
+ * is the next power-up's.
+ */
+TEST(eldu_after_power_loss_faults)
+{
+	struct sgx_cpu cpu;
+	struct backing b;
+	uint8_t key[16];
+
+	setup(&cpu);
+	backing_init(&b);
+	REQUIRE_EQ(evict(&cpu, PAGE_I, &b, 5), 0);
+	REQUIRE(cpu.paging_key_set);
+	memcpy(key, cpu.paging_key, sizeof(key));
+	CHECK_EQ(sgx_power_loss(&cpu), 1);
+	CHECK(!cpu.paging_key_set);
+	CHECK_EQ(reload(&cpu, FREE_I, &b, 5), SGX_PF);
+	CHECK_EQ(cpu.epcm[FREE_I].valid, 0);
+	/* What the kernel's reclaimer meets on the lost pages: EBLOCK's
+	 * SGX_PG_INVLD, ETRACK's #PF on the SECS. */
+	CHECK_EQ(sgx_eblock(&cpu, t_epc(&cpu, TCS_I)), SGX_PG_INVLD);
+	CHECK_EQ(sgx_etrack(&cpu, t_epc(&cpu, SECS_I)), SGX_PF);
+	/* A new enclave's write-back uses a new key. */
+	for (size_t i = 0; i < cpu.nr_pages; i++)
+		REQUIRE_EQ(sgx_eremove(&cpu, t_epc(&cpu, i)), 0);
+	REQUIRE(cpu.lost == NULL);
+	REQUIRE_EQ(t_ecreate_std(&cpu), 0);
+	REQUIRE_EQ(t_eadd(&cpu, SECS_I, PAGE_I, T_BASE, SGX_SECINFO_REG | 3,
+			  t_page()), 0);
+	REQUIRE_EQ(sgx_epa(&cpu, SGX_PT_VA, t_epc(&cpu, VA_I)), 0);
+	REQUIRE_EQ(evict(&cpu, PAGE_I, &b, 5), 0);
+	CHECK(cpu.paging_key_set);
+	CHECK(memcmp(key, cpu.paging_key, sizeof(key)) != 0);
+	CHECK_EQ(reload(&cpu, FREE_I, &b, 5), 0);
+	sgx_cpu_destroy(&cpu);
+}

@@ -4,6 +4,8 @@
  * their own, without running code: EENTER/ERESUME checks and state, EEXIT,
  * AEX into the SSA frame (sgx-facts.md §4.16-4.19, §1.10, §1.11).
  */
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -868,5 +870,139 @@ TEST(operand_on_another_enclaves_page_is_pf)
 		"key on another enclave's page");
 	f.ctl->pages[(other - BASE) >> SGX_PAGE_SHIFT] = 0;
 	sgx_eexit(&f.cpu, &lp);
+	sgx_cpu_destroy(&f.cpu);
+}
+
+/* --- a power transition (power.c) ----------------------------------------- */
+
+/*
+ * After S3/S4 every EPCM entry is invalid: EENTER and ERESUME fault on the
+ * TCS (#PF, which the engine reports with the SGX bit), a thread that was
+ * caught inside (AEX before the loss) cannot resume, the leaves that build
+ * an enclave fault on the lost SECS, and teardown by EREMOVE succeeds on
+ * every page without doing anything.
+ */
+TEST(power_loss_invalidates_every_epcm_entry)
+{
+	struct fixture f;
+	struct sgx_lp lp, caught;
+	struct sgx_aex_event ev;
+	long secs = 63;
+
+	REQUIRE(setup(&f, true));
+	REQUIRE_EQ(sgx_eenter(&f.cpu, f.ctl, TCS_B, AEP, 1, 2, &lp), 0);
+	sgx_eexit(&f.cpu, &lp);
+	/* TCS_A's thread is inside at the loss: the interrupt's AEX. */
+	REQUIRE_EQ(sgx_eenter(&f.cpu, f.ctl, TCS_A, AEP, 1, 2, &caught), 0);
+	memset(&ev, 0, sizeof(ev));
+	ev.gpr.rip = CODE + 0x10;
+	sgx_aex(&f.cpu, &caught, &ev);
+
+	CHECK_EQ(sgx_power_loss(&f.cpu), 1);
+	for (size_t i = 0; i < f.cpu.nr_pages; i++)
+		if (f.cpu.epcm[i].valid)
+			test_fail(__FILE__, __LINE__, "EPCM entry %zu valid", i);
+	CHECK(f.cpu.ctl[secs] == NULL);
+	CHECK_EQ(sgx_cpu_lookup(&f.cpu, TCS_A), -1);
+	CHECK(sgx_cpu_find_enclave(&f.cpu, TCS_A) == NULL);
+	CHECK_EQ(sgx_eenter(&f.cpu, f.ctl, TCS_B, AEP, 1, 2, &lp), SGX_PF);
+	CHECK_EQ(sgx_eresume(&f.cpu, f.ctl, TCS_A, AEP, 1, 2, &lp), SGX_PF);
+	CHECK_EQ(atomic_load(&f.ctl->active_threads), 0);
+	/* Building on the lost SECS: EADD's SECS operand is invalid. */
+	CHECK_EQ(add(&f, BASE + 0xa000, NULL,
+		     SGX_SECINFO_REG | SGX_SECINFO_R), SGX_PF);
+	/* A second loss finds nothing more to lose. */
+	CHECK_EQ(sgx_power_loss(&f.cpu), 0);
+
+	/* The kernel's teardown: every page, the SECS last; the lost
+	 * enclave's hidden state goes with its SECS page. */
+	for (size_t i = 0; i < f.next; i++)
+		CHECK_EQ(sgx_eremove(&f.cpu, page(&f, i)), 0);
+	REQUIRE(f.cpu.lost != NULL);
+	CHECK_EQ(sgx_eremove(&f.cpu, page(&f, (size_t)secs)), 0);
+	CHECK(f.cpu.lost == NULL);
+	sgx_cpu_destroy(&f.cpu);
+}
+
+/* The same EPC pages, the same ELRANGE: a new enclave after the loss is
+ * built and entered as on a fresh part. */
+TEST(power_loss_then_a_new_enclave_runs)
+{
+	struct fixture f;
+	struct sgx_lp lp;
+	long idx;
+
+	REQUIRE(setup(&f, true));
+	CHECK_EQ(sgx_power_loss(&f.cpu), 1);
+	for (size_t i = 0; i < f.next; i++)
+		REQUIRE_EQ(sgx_eremove(&f.cpu, page(&f, i)), 0);
+	REQUIRE_EQ(sgx_eremove(&f.cpu, page(&f, 63)), 0);
+	f.next = 0;
+	f.secs = ecreate_at(&f, 63, 0);
+	REQUIRE(f.secs != NULL);
+	idx = sgx_epc_index(&f.cpu, f.secs);
+	f.ctl = f.cpu.ctl[idx];
+	REQUIRE(f.ctl != NULL);
+	REQUIRE_EQ(add_tcs(&f, TCS_B, SSA_B - BASE, 1), 0);
+	REQUIRE_EQ(add(&f, CODE, NULL, SGX_SECINFO_REG | SGX_SECINFO_R |
+		       SGX_SECINFO_X), 0);
+	REQUIRE_EQ(add(&f, SSA_B, NULL, SGX_SECINFO_REG | SGX_SECINFO_R |
+		       SGX_SECINFO_W), 0);
+	f.ctl->initialized = true;
+	CHECK_EQ(sgx_eenter(&f.cpu, f.ctl, TCS_B, AEP, 1, 2, &lp), 0);
+	sgx_eexit(&f.cpu, &lp);
+	/* Teardown with a lost enclave still unremoved frees both. */
+	CHECK_EQ(sgx_power_loss(&f.cpu), 1);
+	sgx_cpu_destroy(&f.cpu);
+}
+
+struct waiter {
+	struct fixture *f;
+	atomic_int started;
+	int ret;
+};
+
+static void *enter_while_asleep(void *arg)
+{
+	struct waiter *w = arg;
+	struct sgx_lp lp;
+
+	atomic_store(&w->started, 1);
+	w->ret = sgx_eenter(&w->f->cpu, w->f->ctl, TCS_B, AEP, 1, 2, &lp);
+	return NULL;
+}
+
+/*
+ * The suspend counts the logical processors in enclave mode (until none,
+ * the caller kicks them); an EENTER issued while the platform sleeps
+ * waits for the resume and then meets the EPCM the loss left: #PF, never
+ * an entry into the enclave being lost.
+ */
+TEST(power_suspend_counts_and_holds_entries)
+{
+	struct fixture f;
+	struct sgx_lp lp;
+	struct sgx_aex_event ev;
+	struct waiter w = { .f = &f };
+	pthread_t t;
+
+	REQUIRE(setup(&f, true));
+	CHECK_EQ(sgx_power_lps_inside(&f.cpu), 0);
+	REQUIRE_EQ(sgx_eenter(&f.cpu, f.ctl, TCS_A, AEP, 1, 2, &lp), 0);
+	CHECK_EQ(sgx_power_lps_inside(&f.cpu), 1);
+	sgx_power_suspend(&f.cpu);
+	/* The interrupt: its AEX leaves enclave mode. */
+	memset(&ev, 0, sizeof(ev));
+	ev.gpr.rip = CODE;
+	sgx_aex(&f.cpu, &lp, &ev);
+	CHECK_EQ(sgx_power_lps_inside(&f.cpu), 0);
+	REQUIRE_EQ(pthread_create(&t, NULL, enter_while_asleep, &w), 0);
+	while (!atomic_load(&w.started))
+		sched_yield();
+	CHECK_EQ(sgx_power_loss(&f.cpu), 1);
+	sgx_power_resume(&f.cpu);
+	pthread_join(t, NULL);
+	CHECK_EQ(w.ret, SGX_PF);
+	CHECK_EQ(sgx_eresume(&f.cpu, f.ctl, TCS_A, AEP, 1, 2, &lp), SGX_PF);
 	sgx_cpu_destroy(&f.cpu);
 }

@@ -5,13 +5,15 @@
  *
  *   calls_host ENCLAVE regular ecall|ocall N
  *       N empty ECALLs, or N empty OCALLs (made by one ECALL);
- *   calls_host ENCLAVE simulate ecall|ocall N
- *       the regular calls in OE's simulation mode (OE_ENCLAVE_FLAG_SIMULATE:
- *       OE's runtimes on both sides, no ENCLU, no SGX needed): what OE's
- *       own work costs without the transitions, run without sgxemu;
  *   calls_host ENCLAVE switchless ecall|ocall N HOST_WORKERS ENCLAVE_WORKERS
  *       the same through OE's switchless calls, the enclave made with
- *       OE_ENCLAVE_SETTING_CONTEXT_SWITCHLESS and those worker counts.
+ *       OE_ENCLAVE_SETTING_CONTEXT_SWITCHLESS and those worker counts;
+ *   calls_host ENCLAVE simulate ecall|ocall N
+ *   calls_host ENCLAVE simulate-switchless ecall|ocall N HOST_W ENCLAVE_W
+ *       the same in OE's simulation mode (OE_ENCLAVE_FLAG_SIMULATE: OE's
+ *       runtimes on both sides, no ENCLU, no SGX needed), run without
+ *       sgxemu: what OE's own work costs without the transitions, and its
+ *       switchless calls with no platform under them.
  *
  * Prints "ecall_ns X" or "ocall_ns X": wall-clock ns per call, after
  * N / 10 calls of warm-up (workers started, pages touched). One kind of
@@ -58,19 +60,21 @@ int main(int argc, char **argv)
 		.u.context_switchless_setting = &sl,
 	};
 	oe_enclave_t *e = NULL;
-	int switchless, ocalls;
+	int switchless, simulate, ocalls;
 	double t0;
 	long n;
 
 	if (argc < 5 || (strcmp(argv[3], "ecall") && strcmp(argv[3], "ocall")) ||
 	    (strcmp(argv[2], "regular") && strcmp(argv[2], "simulate") &&
-	     (strcmp(argv[2], "switchless") || argc < 7))) {
+	     ((strcmp(argv[2], "switchless") &&
+	       strcmp(argv[2], "simulate-switchless")) || argc < 7))) {
 		fprintf(stderr, "usage: %s ENCLAVE regular|simulate ecall|ocall "
-			"N | ENCLAVE switchless ecall|ocall N HOST_WORKERS "
+			"N | ENCLAVE switchless|simulate-switchless ecall|ocall N HOST_WORKERS "
 			"ENCLAVE_WORKERS\n", argv[0]);
 		return 2;
 	}
-	switchless = !strcmp(argv[2], "switchless");
+	switchless = strstr(argv[2], "switchless") != NULL;
+	simulate = !strncmp(argv[2], "simulate", 8);
 	ocalls = !strcmp(argv[3], "ocall");
 	n = atol(argv[4]);
 	if (n <= 0)
@@ -81,8 +85,7 @@ int main(int argc, char **argv)
 	}
 	if (oe_create_calls_enclave(argv[1], OE_ENCLAVE_TYPE_SGX,
 				    OE_ENCLAVE_FLAG_DEBUG |
-				    (strcmp(argv[2], "simulate") ? 0 :
-				     OE_ENCLAVE_FLAG_SIMULATE),
+				    (simulate ? OE_ENCLAVE_FLAG_SIMULATE : 0),
 				    switchless ? &setting : NULL, switchless,
 				    &e) != OE_OK) {
 		fprintf(stderr, "calls_host: cannot create the enclave\n");

@@ -52,6 +52,16 @@ static int ecalls(oe_enclave_t *e, long n, int switchless)
 	return 0;
 }
 
+/* One ECALL making @n OCALLs; 0 when it and each of them returned OE_OK. */
+static int ocall_loop(oe_enclave_t *e, uint64_t n, int switchless)
+{
+	uint64_t done = 0;
+
+	if (enc_ocalls(e, &done, n, switchless) != OE_OK || done != n)
+		return -1;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	oe_enclave_setting_context_switchless_t sl = { 0, 0 };
@@ -92,10 +102,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (ocalls) {
-		if (enc_ocalls(e, (uint64_t)n / 10 + 1, switchless) != OE_OK)
+		if (ocall_loop(e, (uint64_t)n / 10 + 1, switchless))
 			goto fail;
 		t0 = now_ns();
-		if (enc_ocalls(e, (uint64_t)n, switchless) != OE_OK)
+		if (ocall_loop(e, (uint64_t)n, switchless))
 			goto fail;
 	} else {
 		if (ecalls(e, n / 10 + 1, switchless))

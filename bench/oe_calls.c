@@ -95,10 +95,11 @@ static void read_counts(uint64_t c[C_WORDS])
 }
 
 /*
- * One run of calls_host: KIND (regular, switchless), WHAT (ecall,
- * ocall), @n calls, the tick on or off; ns per call and the engine's
- * counts per call (warm-up and start-up included: n / 10 + 1 calls and
- * the enclave's creation, under 1% of the calls).
+ * One run of calls_host: KIND (regular, switchless under sgxemu run;
+ * simulate, simulate-switchless directly), WHAT (ecall, ocall), @n calls,
+ * the tick on or off; ns per call and the engine's counts per call
+ * (warm-up and start-up included: n / 10 + 1 calls and the enclave's
+ * creation, under 1% of the calls; none in simulation mode).
  */
 static int run(const char *kind, const char *what, long n, int tick,
 	       struct result *r)
@@ -318,8 +319,14 @@ int main(int argc, char **argv)
 	snprintf(root, sizeof(root), "%s", b);
 	dirname(root);
 	snprintf(client, sizeof(client), "%s/../shared/clients", root);
-	if (access(client, R_OK))
-		give_up("no Open Enclave client (../shared/clients is absent)");
+	snprintf(cmd, sizeof(cmd), "%s/openenclave/setup.sh", client);
+	if (access(cmd, X_OK))
+		give_up("no Open Enclave client (../shared/clients/openenclave "
+			"is absent)");
+	snprintf(cmd, sizeof(cmd), "%s/intel-sdk/psw-urts-2.26.tar.xz", client);
+	if (access(cmd, R_OK))
+		give_up("no Intel PSW (../shared/clients/intel-sdk is absent): "
+			"OE's host needs its libsgx_enclave_common.so.1");
 	snprintf(out, sizeof(out), "%s/openenclave/bench", b);
 	snprintf(psw, sizeof(psw), "%s/openenclave/psw/lib", b);
 	snprintf(counts_file, sizeof(counts_file), "%s/counts", out);

@@ -8,6 +8,9 @@
 #    log_callback, pluggable_allocator, switchless, attestation sgxlocal;
 #    data sealed by the data-sealing sample's enclaves in one process and
 #    unsealed in the next (tests/openenclave/seal_host.c);
+#  - bench/oe_calls's program (bench/openenclave, built with OE's
+#    tools): its regular and switchless calls succeed, and its ECALLs
+#    enter through the vDSO (no host ENCLU trap);
 #  - remote attestation: the quote is made in-process (OE's dlopen of
 #    libsgx_dcap_ql), collateral comes from `sgxemu pccs` through Intel's
 #    QCNL configuration, and OE's own verifier accepts everything up to

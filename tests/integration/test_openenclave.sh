@@ -8,6 +8,9 @@
 #    log_callback, pluggable_allocator, switchless, attestation sgxlocal;
 #    data sealed by the data-sealing sample's enclaves in one process and
 #    unsealed in the next (tests/openenclave/seal_host.c);
+#  - bench/oe_calls's program (bench/openenclave, built with OE's
+#    tools): its regular and switchless calls succeed, and its ECALLs
+#    enter through the vDSO (no host ENCLU trap);
 #  - remote attestation: the quote is made in-process (OE's dlopen of
 #    libsgx_dcap_ql), collateral comes from `sgxemu pccs` through Intel's
 #    QCNL configuration, and OE's own verifier accepts everything up to
@@ -446,6 +449,33 @@ else
 			'SGX DCAP QVL-based SGX quote verification is used, res: OE_OK'
 		refused_by attested_tls_non_enclave_qvl only_by_tcb_info_root_key "$TCB_ROOT"
 	fi
+fi
+
+# --- bench/oe_calls's program -----------------------------------------------
+# Our own enclave and host (bench/openenclave, built with OE's tools), as
+# the bench runs them, checked for what it relies on rather than for
+# speed: every call returns OE_OK (the host prints its line only then),
+# regular and switchless, and OE's host enters through the vDSO, so the
+# engine counts no host ENCLU trap and a trap-free EENTER for each of the
+# 1,101 ECALLs (1,000 and the warm-up's 101) besides OE's own.
+bench_out=$dest/bench
+if "$root/bench/openenclave/build.sh" "$dest" "$bench_out" >"$T/bench_build.log" 2>&1; then
+	counts() {	# NAME: host ENCLU traps and trap-free EENTERs in $T/NAME.counts
+		od -v -A n -t u8 -w128 "$T/$1.counts" 2>/dev/null |
+			awk '{ h += $1; f += $4 } END { print h + 0, f + 0 }'
+	}
+	run oe_calls_regular "$bench_out" SGXEMU_TRAP_COUNTS="$T/oe_calls_regular.counts" -- \
+		./calls_host calls_enc.signed regular ecall 1000
+	expect oe_calls_regular 0 '^ecall_ns [0-9.]+$'
+	read -r host_enclu fast < <(counts oe_calls_regular)
+	if [ "$host_enclu" -eq 0 ] && [ "$fast" -ge 1101 ]; then ok oe_calls_entry_through_the_vdso
+	else bad oe_calls_entry_through_the_vdso "host ENCLU traps $host_enclu (want 0), trap-free EENTERs $fast (want >= 1101)"; fi
+	run oe_calls_switchless_ecall "$bench_out" -- ./calls_host calls_enc.signed switchless ecall 1000 1 1
+	expect oe_calls_switchless_ecall 0 '^ecall_ns [0-9.]+$'
+	run oe_calls_switchless_ocall "$bench_out" -- ./calls_host calls_enc.signed switchless ocall 1000 1 1
+	expect oe_calls_switchless_ocall 0 '^ocall_ns [0-9.]+$'
+else
+	bad oe_calls_build "$(tail -n 3 "$T/bench_build.log" | tr '\n' '|')"
 fi
 
 # --- oegdb ---------------------------------------------------------------------------

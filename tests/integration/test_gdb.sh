@@ -185,6 +185,13 @@ if grep -Eq 'received signal SIG(ILL|SEGV|SYS|BUS)|SIG63' "$T/debug.out"; then
 else
 	ok engine_signals_silent
 fi
+# sgxemu.gdb's breakpoint on sgxemu_debug_signal waits for libsgxemu.so
+# without gdb's "Function ... not defined" / "pending" lines at start.
+if grep -Eq 'Function "sgxemu_debug_[a-z]*" not defined|\(sgxemu_debug_[a-z]*\) pending' "$T/debug.out"; then
+	bad gdb_start_quiet "$(grep -E 'not defined|pending' "$T/debug.out" | head -n 2 | tr '\n' '|')"
+else
+	ok gdb_start_quiet
+fi
 
 # 1a. The path of a host without hardware watchpoints, taken here too
 # where they work: the override turns the probe's answer, and the session
@@ -289,7 +296,7 @@ fi
 	timeout 300 "$D/sgxsdk/bin/sgx-gdb" -batch -x "$ABS_B/sgxemu.gdb" \
 	-ex 'set breakpoint pending on' -ex 'break Arrays.cpp:64' -ex run \
 	-ex 'p arr[1]' -ex next -ex 'p i' -ex next -ex next -ex 'p arr[0]' \
-	-ex delete -ex continue --args "$ABS_B/sgxemu" run ./app) \
+	-ex 'info breakpoints 1' -ex delete -ex continue --args "$ABS_B/sgxemu" run ./app) \
 	> "$T/sgxgdb.out" 2>&1
 has sgxgdb sgx_gdb_loads_symbols "add-symbol-file '.*enclave.signed.so'"
 has sgxgdb sgx_gdb_bp_in_enclave 'hit Breakpoint [0-9.]+, ecall_array_in \(arr=0x[0-9a-f]+\) at Enclave/Edger8rSyntax/Arrays.cpp:64'
@@ -298,6 +305,15 @@ has sgxgdb sgx_gdb_next_line '^65[[:space:]]+assert\(arr\[i\] == i\);'
 has sgxgdb sgx_gdb_print_local '^\$2 = 0$'
 has sgxgdb sgx_gdb_enclave_write_seen '^\$3 = 3$'
 has sgxgdb sgx_gdb_sample_completes 'Info: SampleEnclave successfully returned.'
+# sgxemu.gdb's breakpoints survive the exec of sgxemu run: breakpoint 1
+# found again in the program's libsgxemu.so, enabled, and not a word from
+# gdb about the functions it could not find in the new program before that.
+has sgxgdb sgx_gdb_signal_bp_after_exec '^1 +breakpoint +keep +y +0x[0-9a-f]+ in sgxemu_debug_signal at '
+if grep -Eq 'Error in re-setting breakpoint|Function "sgxemu_debug_[a-z]*" not defined' "$T/sgxgdb.out"; then
+	bad sgx_gdb_exec_quiet "$(grep -E 're-setting|not defined' "$T/sgxgdb.out" | head -n 3 | tr '\n' '|')"
+else
+	ok sgx_gdb_exec_quiet
+fi
 
 # 7. sgx-gdb and an enclave exception: the SDK test enclave's ud2, ud2 and
 # divide error (tests/sdk, handled by sgx_register_exception_handler).

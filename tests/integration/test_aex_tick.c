@@ -221,7 +221,15 @@ TEST(calls_shorter_than_a_tick)
 	       (unsigned long long)r.host_ticks);
 	CHECK_EQ(r.wrong, 0);
 	CHECK(r.host_ticks > 0);
-	CHECK(r.ticks >= want / 3);
+	/*
+	 * The share of the ticks that land in enclave mode follows the
+	 * share of CPU time spent there (about 4 in 7 here; none if each
+	 * entry started a fresh period). A loaded host coalesces expiries
+	 * of a CPU-time timer (it looks at them only at its own tick while
+	 * the thread runs: 37 of some 100 were delivered under load 9), so
+	 * the shares are compared, not the count with the CPU time.
+	 */
+	CHECK(r.ticks * 3 * r.cpu_ns >= (r.ticks + r.host_ticks) * enclave_ns);
 	CHECK_EQ(sgxemu_enclave_destroy(e), 0);
 }
 

@@ -251,6 +251,11 @@ struct sgxemu_tcb {
 
 /* xstate.c: enclave-mode XSAVE state beyond XFRM. */
 void sgxemu__xstate_init(void);
+/* A signal frame's XSAVE image (standard format), its size and (when
+ * @features is not NULL) the features it holds; NULL with no such image
+ * (none, or FXSAVE only). */
+uint8_t *sgxemu__xsave_frame(ucontext_t *uc, uint32_t *size,
+			     uint64_t *features);
 /* An entry through a signal frame (@uc's image is what the kernel
  * restores) / the fast path (live registers); an exit (frame). */
 void sgxemu__xstate_enter_frame(struct sgxemu_tcb *tcb, ucontext_t *uc,

@@ -219,22 +219,6 @@ static uint64_t xcr0(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
-/* The frame's XSAVE image and the features it holds, or NULL. */
-static uint8_t *frame_image(ucontext_t *uc, uint64_t *features)
-{
-	uint8_t *fp = (uint8_t *)uc->uc_mcontext.fpregs;
-	uint32_t magic, xsize;
-
-	if (!fp)
-		return NULL;
-	memcpy(&magic, fp + 464, 4);
-	memcpy(features, fp + 464 + 8, 8);
-	memcpy(&xsize, fp + 464 + 16, 4);
-	if (magic != 0x46505853U || xsize < 576)
-		return NULL;
-	return fp;
-}
-
 /*
  * The instruction on the interrupted context's state: the frame's image
  * becomes the live state, the instruction runs on the scratch image with
@@ -309,7 +293,7 @@ int sgxemu__xsave_replay(struct sgxemu_tcb *tcb, ucontext_t *uc,
 	uint64_t xfrm, asked, rfbm, addr, features;
 	ZydisDecodedInstruction in;
 	ZydisDecoder dec;
-	uint32_t len;
+	uint32_t len, fsize;
 	enum xop x;
 	bool rex_w;
 	size_t n;
@@ -337,7 +321,7 @@ int sgxemu__xsave_replay(struct sgxemu_tcb *tcb, ucontext_t *uc,
 		return NOT_MINE;
 	rfbm = asked & xfrm;
 	if (!operand_address(&in, &op[0], g, rip, save, &addr) ||
-	    !(frame = frame_image(uc, &features)))
+	    !(frame = sgxemu__xsave_frame(uc, &fsize, &features)))
 		return NOT_MINE;
 	if (addr & 63)
 		return XRSTOR_GP;	/* the alignment #GP(0) */

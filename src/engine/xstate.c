@@ -60,8 +60,8 @@ static uint64_t beyond_xfrm(uint64_t xfrm)
 	return hideable & ~xfrm;
 }
 
-/* The signal frame's XSAVE image and its size (0: none, or FXSAVE only). */
-static uint8_t *frame_image(ucontext_t *uc, uint32_t *size)
+uint8_t *sgxemu__xsave_frame(ucontext_t *uc, uint32_t *size,
+			     uint64_t *features)
 {
 	uint8_t *fp = (uint8_t *)uc->uc_mcontext.fpregs;
 	uint32_t magic, xsize;
@@ -75,6 +75,8 @@ static uint8_t *frame_image(ucontext_t *uc, uint32_t *size)
 	memcpy(&xsize, fp + 464 + 16, 4);
 	if (magic != 0x46505853U || xsize < 576)
 		return NULL;
+	if (features)
+		memcpy(features, fp + 464 + 8, 8);
 	*size = xsize;
 	return fp;
 }
@@ -106,7 +108,7 @@ static uint64_t copy_features(uint8_t *dst, const uint8_t *src,
 static uint8_t *frame_open(struct sgxemu_tcb *tcb, ucontext_t *uc,
 			   uint64_t mask, uint32_t *size, uint64_t *bv)
 {
-	uint8_t *fp = frame_image(uc, size);
+	uint8_t *fp = sgxemu__xsave_frame(uc, size, NULL);
 
 	tcb->xstash_mask = 0;
 	if (!mask || !fp)

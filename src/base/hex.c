@@ -28,3 +28,14 @@ int sgx_unhex(const char *s, uint8_t *out, size_t n)
 		out[i] = (uint8_t)(nibble(s[2 * i]) << 4 | nibble(s[2 * i + 1]));
 	return 0;
 }
+
+void sgx_hex(char *out, const uint8_t *in, size_t n)
+{
+	static const char d[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = d[in[i] >> 4];
+		out[2 * i + 1] = d[in[i] & 15];
+	}
+	out[2 * n] = '\0';
+}

@@ -14,5 +14,8 @@
 /* @s is exactly 2*@n hex digits: 0 and @out filled, else -EINVAL
  * (@out untouched). */
 int sgx_unhex(const char *s, uint8_t *out, size_t n);
+/* The lower-case hex of @n bytes into @out (2*@n + 1 bytes, NUL-ended):
+ * the form sgx_unhex() reads. */
+void sgx_hex(char *out, const uint8_t *in, size_t n);
 
 #endif /* SGXEMU_BASE_HEX_H */

@@ -19,6 +19,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include "base/hex.h"
 #include "base/secrets.h"
 #include "base/why.h"
 
@@ -45,12 +46,6 @@ int sgx_secrets_svn(const char *path, struct sgx_svn_state *st,
 static int newer(const uint8_t a[16], const uint8_t b[16])
 {
 	return sgx_cpusvn_supported(b, a) && memcmp(a, b, 16);
-}
-
-static void hex16(char out[33], const uint8_t v[16])
-{
-	for (int i = 0; i < 16; i++)
-		snprintf(out + 2 * i, 3, "%02x", v[i]);
 }
 
 /* Write @image as @path through a synced temporary copy and a rename. */
@@ -129,9 +124,10 @@ static int edit_pending(struct sgx_svn_state *st, const uint8_t *pending,
 {
 	char have[33], want[33];
 
-	hex16(want, pending);
+	sgx_hex(want, pending, 16);
 	if (!newer(st->pending, pending) || !newer(st->cpusvn, pending)) {
-		hex16(have, newer(st->cpusvn, st->pending) ? st->pending : st->cpusvn);
+		sgx_hex(have, newer(st->cpusvn, st->pending) ? st->pending : st->cpusvn,
+			16);
 		return sgx_fail(why, whylen, -EINVAL, "CPUSVN %s is not newer than "
 				"the platform's %s (every component at least as "
 				"high, one higher)", want, have);

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hex.h"
 #include "base/secrets.h"
 #include "driver/drv.h"
 #include "driver/svn.h"
@@ -49,17 +50,6 @@ static void svn_log(const char *fmt, ...)
 	va_start(ap, fmt);
 	sgx_drv_vlog(fmt, ap);
 	va_end(ap);
-}
-
-static void hex16(char out[33], const uint8_t v[16])
-{
-	static const char d[] = "0123456789abcdef";
-
-	for (int i = 0; i < 16; i++) {
-		out[2 * i] = d[v[i] >> 4];
-		out[2 * i + 1] = d[v[i] & 15];
-	}
-	out[32] = '\0';
 }
 
 /*
@@ -119,7 +109,7 @@ static void record_cpusvn(const uint8_t cpusvn[16])
 	if (sgx_secrets_path(path, sizeof(path)))
 		return;
 	if (sgx_secrets_commit_svn(path, cpusvn, why, sizeof(why))) {
-		hex16(h, cpusvn);
+		sgx_hex(h, cpusvn, 16);
 		svn_log("EUPDATESVN: CPUSVN %s taken but not recorded: %s", h, why);
 	}
 }
@@ -142,7 +132,7 @@ static int sgx_update_svn(void)
 	}
 	switch (ret) {
 	case 0:
-		hex16(h, cpu->keys.cpusvn);
+		sgx_hex(h, cpu->keys.cpusvn, 16);
 		svn_log("sgx: SVN updated successfully (CPUSVN %s)", h);
 		record_cpusvn(cpu->keys.cpusvn);
 		return 0;
